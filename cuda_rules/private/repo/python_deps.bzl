@@ -58,7 +58,7 @@ _pypi_repository = repository_rule(
     attrs = {"lock": attr.label(mandatory = True, allow_single_file = [".json"])},
 )
 
-def _python_deps_impl(module_ctx):
+def _python_deps_impl(module_ctx):  # @unused
     _pypi_repository(
         name = "rules_cuda_stages_pypi",
         lock = Label("//tools/python_deps:requirements_lock.json"),
