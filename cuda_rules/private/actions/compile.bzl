@@ -1,0 +1,34 @@
+"""CudaCompile: one nvcc action per source (staged = False; the baseline)."""
+
+load("//cuda_rules/private:toolchain.bzl", "CUDA_TOOLCHAIN_TYPE")
+
+visibility(["//cuda_rules/..."])
+
+def compile_action(actions, *, cuda, src, headers, cc_files, nvcc_args, obj):
+    """Runs the toolkit's nvcc on `src` as one action, the way bazel-contrib/rules_cuda does.
+
+    nvcc embeds temporary file names (tmpxft_<pid>_...) in the object, so the
+    output is not reproducible: this mode is the escape hatch and the baseline.
+
+    Args:
+      actions: ctx.actions.
+      cuda: CudaToolchainInfo.
+      src: File, the .cu source.
+      headers: depset of File the source may include.
+      cc_files: depset of the host compiler's files.
+      nvcc_args: Args, nvcc's options (archs, flags, include paths).
+      obj: File, the object to write.
+    """
+    args = actions.args()
+    args.add("-c")
+    args.add(src)
+    args.add("-o", obj)
+    actions.run(
+        executable = cuda.nvcc,
+        arguments = [nvcc_args, args],
+        inputs = depset([src], transitive = [headers, cc_files, cuda.compiler_files]),
+        outputs = [obj],
+        mnemonic = "CudaCompile",
+        progress_message = "Compiling %{input} with nvcc (%{label})",
+        toolchain = CUDA_TOOLCHAIN_TYPE,
+    )

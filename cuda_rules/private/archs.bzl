@@ -1,0 +1,129 @@
+"""Parsing of arch strings: what device code a target gets."""
+
+visibility(["//cuda_rules/...", "//tests/..."])
+
+ACCEPTED_FORMS = """accepted forms:
+  sm_80,sm_90a,compute_90        real archs (cubin each) and virtual archs (embedded PTX), comma-separated
+  compute_80:sm_80,sm_86;compute_90:compute_90
+                                 rules_cuda's form: per virtual arch, the codes built from it, groups separated by ';'
+An arch is sm_NN, sm_NNa, sm_NNf, compute_NN, compute_NNa or compute_NNf (NN >= 50)."""
+
+def _arch_number(name):
+    digits = name.split("_", 1)[1]
+    suffix = ""
+    if digits and digits[-1] in ("a", "f"):
+        suffix = digits[-1]
+        digits = digits[:-1]
+    return digits, suffix
+
+def _check_arch(name, where):
+    """Returns None if `name` is a valid arch, else an error message."""
+    if name.count("_") != 1:
+        return "'{}' in {} is not an arch".format(name, where)
+    kind, _, _ = name.partition("_")
+    if kind not in ("sm", "compute"):
+        if kind == "lto":
+            return "'{}' in {}: LTO archs need relocatable device code, which cuda_library does not support yet".format(name, where)
+        return "'{}' in {} is not an arch (must start with sm_ or compute_)".format(name, where)
+    digits, _ = _arch_number(name)
+    if not digits.isdigit() or len(digits) < 2 or int(digits) < 50:
+        return "'{}' in {} is not an arch".format(name, where)
+    return None
+
+def _sort_key(virtual):
+    digits, suffix = _arch_number(virtual)
+    return int(digits) * 10 + (1 if suffix else 0)
+
+def parse_archs(spec, where):
+    """Parses an arch string.
+
+    Args:
+      spec: the string, e.g. "sm_80,sm_90a,compute_90" or "compute_80:sm_80,sm_86".
+      where: what the string came from, for error messages (e.g. "//cuda_rules:archs of //pkg:t").
+
+    Returns:
+      A struct(virtuals = [struct(virtual, reals, ptx)], error = None) sorted by arch,
+      or struct(virtuals = [], error = message) when the string is invalid.
+    """
+    spec = spec.replace(" ", "")
+    if not spec:
+        return struct(virtuals = [], error = "no archs given in {}.\n{}".format(where, ACCEPTED_FORMS))
+    groups = {}  # virtual -> struct fields
+
+    def group(virtual):
+        if virtual not in groups:
+            groups[virtual] = {"reals": [], "ptx": False}
+        return groups[virtual]
+
+    if ":" in spec:
+        for part in spec.split(";"):
+            if not part:
+                continue
+            virtual, sep, codes = part.partition(":")
+            if not sep or not codes:
+                return struct(virtuals = [], error = "'{}' in {} is not virtual:codes.\n{}".format(part, where, ACCEPTED_FORMS))
+            err = _check_arch(virtual, where)
+            if err == None and not virtual.startswith("compute_"):
+                err = "'{}' in {} must be a virtual arch (compute_NN) before ':'".format(virtual, where)
+            if err:
+                return struct(virtuals = [], error = err + ".\n" + ACCEPTED_FORMS)
+            g = group(virtual)
+            for code in codes.split(","):
+                err = _check_arch(code, where)
+                if err:
+                    return struct(virtuals = [], error = err + ".\n" + ACCEPTED_FORMS)
+                if code.startswith("compute_"):
+                    if code != virtual:
+                        return struct(virtuals = [], error = "'{}' in {}: PTX of {} cannot be embedded from {}.\n{}".format(code, where, code, virtual, ACCEPTED_FORMS))
+                    g["ptx"] = True
+                elif code not in g["reals"]:
+                    g["reals"].append(code)
+    else:
+        for name in spec.split(","):
+            if not name:
+                continue
+            err = _check_arch(name, where)
+            if err:
+                return struct(virtuals = [], error = err + ".\n" + ACCEPTED_FORMS)
+            if name.startswith("compute_"):
+                group(name)["ptx"] = True
+            else:
+                g = group("compute_" + name[len("sm_"):])
+                if name not in g["reals"]:
+                    g["reals"].append(name)
+    virtuals = []
+    for virtual in sorted(groups.keys(), key = _sort_key):
+        g = groups[virtual]
+        for real in g["reals"]:
+            if _sort_key("compute_" + real[len("sm_"):]) < _sort_key(virtual):
+                return struct(virtuals = [], error = "{} in {} cannot be built from {} (a real arch needs a virtual arch at or below it).\n{}".format(real, where, virtual, ACCEPTED_FORMS))
+        virtuals.append(struct(
+            virtual = virtual,
+            reals = sorted(g["reals"], key = lambda r: _sort_key("compute_" + r[len("sm_"):])),
+            ptx = g["ptx"],
+        ))
+    return struct(virtuals = virtuals, error = None)
+
+def gencode_flags(archs):
+    """Returns nvcc's -gencode flags for a parsed arch set.
+
+    Args:
+      archs: a struct from parse_archs.
+
+    Returns:
+      A list of strings, one -gencode flag per virtual arch, in arch order.
+    """
+    flags = []
+    for v in archs.virtuals:
+        codes = list(v.reals)
+        if v.ptx:
+            codes.append(v.virtual)
+        flags.append("-gencode=arch={},code=[{}]".format(v.virtual, ",".join(codes)))
+    return flags
+
+def archs_string(archs):
+    """A canonical one-line form of a parsed arch set (for messages and reports)."""
+    return ";".join([
+        "{}:{}".format(v.virtual, ",".join(v.reals + ([v.virtual] if v.ptx else [])))
+        for v in archs.virtuals
+    ])

@@ -1,0 +1,33 @@
+"""Providers of rules_cuda_stages (private definitions; public in //cuda_rules:providers.bzl)."""
+
+visibility(["//cuda_rules/...", "//tests/..."])
+
+CudaInfo = provider(
+    doc = "Device code a cuda_library produced, per source and arch.",
+    fields = {
+        "objects": "depset of File: host objects (one per .cu), each embedding a fatbinary.",
+        "ptx": "depset of File: PTX per virtual arch (compute_XX/<stem>.ptx).",
+        "cubins": "depset of File: cubins per real arch (compute_XX/sm_YY/<stem>.cubin).",
+        "fatbins": "depset of File: the fatbinary of each source (<stem>.fatbin).",
+        "archs": "struct from archs.bzl: the arch set this target was compiled for.",
+    },
+)
+
+CudaToolchainInfo = provider(
+    doc = "A CUDA toolkit, as files and labels (never absolute paths).",
+    fields = {
+        "version": "string: the toolkit version, e.g. \"13.0\".",
+        "nvcc": "File: bin/nvcc.",
+        "nvcc_files": "depset of File: what `nvcc --dryrun` reads (nvcc.profile).",
+        "cudafe": "File: bin/cudafe++.",
+        "cicc": "File: nvvm/bin/cicc.",
+        "cicc_files": "depset of File: cicc and libdevice.",
+        "ptxas": "File: bin/ptxas.",
+        "fatbinary": "File: bin/fatbinary.",
+        "nvlink": "File or None: bin/nvlink.",
+        "headers": "depset of File: the toolkit's include tree.",
+        "compiler_files": "depset of File: everything nvcc itself runs or reads (unstaged mode).",
+        "toolkit_root": "string: execroot-relative path of the toolkit root (external/<repo>).",
+        "runtime": "CcInfo: the CUDA runtime (static) and the toolkit headers.",
+    },
+)

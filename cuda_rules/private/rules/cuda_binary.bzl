@@ -1,0 +1,54 @@
+"""cuda_binary and cuda_test: cc_binary / cc_test over a cuda_library of their sources."""
+
+load("@rules_cc//cc:defs.bzl", "cc_binary", "cc_test")
+load("//cuda_rules/private:rules/cuda_library.bzl", "cuda_library")
+
+visibility(["//cuda_rules/...", "//tests/..."])
+
+# Attributes that go to the cuda_library compiling the sources; the rest go to
+# the cc_binary / cc_test.
+_LIBRARY_ATTRS = ["copts", "host_copts", "ptxasopts", "defines", "local_defines", "includes", "archs", "staged", "hdrs"]
+
+def _split(name, srcs, deps, kwargs):
+    lib_kwargs = {k: kwargs.pop(k) for k in _LIBRARY_ATTRS if k in kwargs}
+    lib = "_{}_cuda".format(name)
+    cuda_library(
+        name = lib,
+        srcs = srcs,
+        deps = deps,
+        alwayslink = True,
+        tags = kwargs.get("tags", []) + ["manual"],
+        testonly = kwargs.get("testonly", False),
+        visibility = ["//visibility:private"],
+        target_compatible_with = kwargs.get("target_compatible_with"),
+        **lib_kwargs
+    )
+    return [":" + lib]
+
+def cuda_binary(name, srcs = [], deps = [], **kwargs):
+    """A cc_binary whose sources may be .cu files (compiled by a cuda_library in stages).
+
+    Args:
+      name: the binary's name.
+      srcs: .cu, C/C++ sources and private headers.
+      deps: cuda_library / cc_library dependencies.
+      **kwargs: cuda_library attributes (copts, host_copts, ptxasopts, defines, local_defines,
+        includes, archs, staged, hdrs) and cc_binary attributes.
+    """
+    cc_binary(name = name, deps = _split(name, srcs, deps, kwargs), **kwargs)
+
+def cuda_test(name, srcs = [], deps = [], **kwargs):
+    """A cc_test whose sources may be .cu files; tag GPU tests with "requires-gpu".
+
+    Args:
+      name: the test's name.
+      srcs: .cu, C/C++ sources and private headers.
+      deps: cuda_library / cc_library dependencies.
+      **kwargs: cuda_library attributes (see cuda_binary) and cc_test attributes.
+    """
+    kwargs.setdefault("testonly", True)
+    testonly = kwargs.pop("testonly")
+    deps = _split(name, srcs, deps, dict(kwargs, testonly = testonly))
+    for k in _LIBRARY_ATTRS:
+        kwargs.pop(k, None)
+    cc_test(name = name, deps = deps, **kwargs)

@@ -1,0 +1,489 @@
+"""cuda_library: CUDA and C++ sources compiled into a library, one action per nvcc stage."""
+
+load("@bazel_skylib//rules:common_settings.bzl", "BuildSettingInfo")
+load("@rules_cc//cc:defs.bzl", "CcInfo", "cc_common")
+load("@rules_cc//cc:find_cc_toolchain.bzl", "find_cc_toolchain", "use_cc_toolchain")
+load("//cuda_rules/private:actions/cicc.bzl", "cicc_action")
+load("//cuda_rules/private:actions/compile.bzl", "compile_action")
+load("//cuda_rules/private:actions/fatbinary.bzl", "fatbinary_action")
+load("//cuda_rules/private:actions/frontend.bzl", "frontend_action")
+load("//cuda_rules/private:actions/host_compile.bzl", "host_compile_action")
+load("//cuda_rules/private:actions/plan.bzl", "plan_action")
+load("//cuda_rules/private:actions/preprocess.bzl", "device_preprocess_action", "host_preprocess_action")
+load("//cuda_rules/private:actions/ptxas.bzl", "ptxas_action")
+load("//cuda_rules/private:archs.bzl", "gencode_flags", "parse_archs")
+load("//cuda_rules/private:module_id.bzl", "module_id")
+load("//cuda_rules/private:providers.bzl", "CudaInfo")
+load("//cuda_rules/private:toolchain.bzl", "CUDA_TOOLCHAINS", "find_cuda_toolchain")
+
+visibility(["//cuda_rules/...", "//tests/..."])
+
+_CUDA_EXTENSIONS = ["cu"]
+_CC_EXTENSIONS = ["cc", "cpp", "cxx", "c++", "C", "c"]
+_HDR_EXTENSIONS = ["h", "hh", "hpp", "hxx", "inc", "inl", "cuh"]
+
+# nvcc options the rules set themselves or cannot map onto stages, with the fix.
+_ARCH_FIX = "choose archs with the `archs` attribute or --@rules_cuda_stages//cuda_rules:archs"
+_UNSUPPORTED = {
+    "-gencode": _ARCH_FIX,
+    "--generate-code": _ARCH_FIX,
+    "-arch": _ARCH_FIX,
+    "--gpu-architecture": _ARCH_FIX,
+    "-code": _ARCH_FIX,
+    "--gpu-code": _ARCH_FIX,
+    "-ccbin": "the host compiler is the C++ toolchain's compiler",
+    "--compiler-bindir": "the host compiler is the C++ toolchain's compiler",
+    "-rdc": "relocatable device code is not supported yet",
+    "--relocatable-device-code": "relocatable device code is not supported yet",
+    "-dc": "relocatable device code is not supported yet",
+    "--device-c": "relocatable device code is not supported yet",
+    "-dw": "relocatable device code is not supported yet",
+    "--device-w": "relocatable device code is not supported yet",
+    "-dlink": "device linking is not supported yet",
+    "--device-link": "device linking is not supported yet",
+    "-dlto": "device link-time optimisation is not supported yet",
+    "--dlink-time-opt": "device link-time optimisation is not supported yet",
+    "-Xnvlink": "device linking is not supported yet",
+    "-c": "the rules choose what each stage produces",
+    "--compile": "the rules choose what each stage produces",
+    "-o": "the rules choose what each stage produces",
+    "--output-file": "the rules choose what each stage produces",
+    "-odir": "the rules choose what each stage produces",
+    "--output-directory": "the rules choose what each stage produces",
+    "-E": "the rules choose what each stage produces",
+    "--preprocess": "the rules choose what each stage produces",
+    "-M": "the rules choose what each stage produces",
+    "-MM": "the rules choose what each stage produces",
+    "-MD": "the rules choose what each stage produces",
+    "-MMD": "the rules choose what each stage produces",
+    "-ptx": "use the `ptx` output group",
+    "--ptx": "use the `ptx` output group",
+    "-cubin": "use the `cubin` output group",
+    "--cubin": "use the `cubin` output group",
+    "-fatbin": "use the `fatbin` output group",
+    "--fatbin": "use the `fatbin` output group",
+    "-lib": "cuda_library makes the library",
+    "--lib": "cuda_library makes the library",
+    "-link": "link with cuda_binary / cc_binary",
+    "--link": "link with cuda_binary / cc_binary",
+    "-run": "run with bazel run",
+    "--run": "run with bazel run",
+    "-keep": "each stage's outputs are Bazel outputs already (output groups)",
+    "--keep": "each stage's outputs are Bazel outputs already (output groups)",
+    "-keep-dir": "each stage's outputs are Bazel outputs already (output groups)",
+    "--keep-dir": "each stage's outputs are Bazel outputs already (output groups)",
+    "-save-temps": "each stage's outputs are Bazel outputs already (output groups)",
+    "--save-temps": "each stage's outputs are Bazel outputs already (output groups)",
+    "-dryrun": "see `bazel run //tools/nvcc_plan -- <nvcc args>`",
+    "--dryrun": "see `bazel run //tools/nvcc_plan -- <nvcc args>`",
+    "-t": "the stages already run in parallel as separate actions",
+    "--threads": "the stages already run in parallel as separate actions",
+    "-x": "only .cu files are compiled as CUDA",
+    "--x": "only .cu files are compiled as CUDA",
+    "-cuda": "the rules choose what each stage produces",
+    "--cuda": "the rules choose what each stage produces",
+}
+
+def _option_name(opt):
+    name = opt.split("=", 1)[0]
+    if name.startswith("-t") and name[2:].isdigit():
+        return "-t"
+    return name
+
+def check_nvcc_options(label, attr_name, options):
+    """Fails analysis if `options` holds an nvcc option the rules own or cannot stage.
+
+    Args:
+      label: the target, for the message.
+      attr_name: where the options came from, for the message.
+      options: list of strings.
+    """
+    for opt in options:
+        name = _option_name(opt)
+        if name in _UNSUPPORTED:
+            fail(("{label}: nvcc option '{opt}' in `{attr}` is not allowed: {why}. " +
+                  "Remove it (or, if nvcc must see it as is, set staged = False on this target).").format(
+                label = label,
+                opt = opt,
+                attr = attr_name,
+                why = _UNSUPPORTED[name],
+            ))
+
+def _rel_no_ext(ctx, src):
+    path = src.short_path
+    if path.startswith("../"):  # ../<repo>/<path> for sources of other repositories
+        path = path.split("/", 2)[2]
+    package = ctx.label.package
+    if package and path.startswith(package + "/"):
+        path = path[len(package) + 1:]
+    return path.rpartition(".")[0]
+
+def _nvcc_common_args(ctx, cc_toolchain, archs, cctx):
+    args = ctx.actions.args()
+    args.add("-ccbin", cc_toolchain.compiler_executable)
+    args.add_all(gencode_flags(archs))
+    args.add("-Xcompiler=-fPIC")
+    args.add_all(ctx.attr.copts)
+    args.add_all(ctx.attr.host_copts, format_each = "-Xcompiler=%s")
+    args.add_all(ctx.attr.ptxasopts, format_each = "-Xptxas=%s")
+    args.add_all(cctx.includes, before_each = "-I")
+    args.add_all(cctx.quote_includes, before_each = "-I")
+    args.add_all(cctx.system_includes, before_each = "-isystem")
+    args.add_all(cctx.defines, format_each = "-D%s")
+    args.add_all(ctx.attr.local_defines, format_each = "-D%s")
+    return args
+
+def _staged_compile(ctx, *, cuda, cc_toolchain, cc_files, archs, cctx, headers, src, user_options):
+    """Declares every stage of one .cu and returns struct(obj, ptx, cubins, fatbin, scripts)."""
+    stem = src.basename.rpartition(".")[0]
+    base = "_cuda/{}/{}".format(ctx.label.name, _rel_no_ext(ctx, src))
+
+    def out(path):
+        return ctx.actions.declare_file("{}/{}".format(base, path))
+
+    module_id_file = out(stem + ".module_id")
+    ctx.actions.write(module_id_file, module_id(ctx.label, src.short_path))
+
+    cpp4 = out(stem + ".cpp4.ii")
+    cudafe1_cpp = out(stem + ".cudafe1.cpp")
+    fatbin_c = out(stem + ".fatbin.c")
+    fatbin = out(stem + ".fatbin")
+    obj = out(stem + ".o")
+    scripts = {}
+
+    def script(key):
+        scripts[key] = out("plan/{}.sh".format(key.replace("/", ".")))
+        return scripts[key]
+
+    for key in ["host_preprocess", "frontend", "fatbinary", "host_compile"]:
+        script(key)
+
+    files = {
+        "cpp4": cpp4.path,
+        "cudafe1_cpp": cudafe1_cpp.path,
+        "stub_name": stem + ".cudafe1.stub.c",
+        "fatbin_c_name": stem + ".fatbin.c",
+        "fatbin_c": fatbin_c.path,
+        "fatbin": fatbin.path,
+        "obj": obj.path,
+    }
+    per_arch = {}
+    reals = []
+    for v in archs.virtuals:
+        a = v.virtual
+        f = struct(
+            cpp1 = out("{}/{}.cpp1.ii".format(a, stem)),
+            ptx = out("{}/{}.ptx".format(a, stem)),
+            c = out("{}/{}.cudafe1.c".format(a, stem)),
+            stub = out("{}/{}.cudafe1.stub.c".format(a, stem)),
+            gpu = out("{}/{}.cudafe1.gpu".format(a, stem)),
+            cubins = {r: out("{}/{}/{}.cubin".format(a, r, stem)) for r in v.reals},
+            dpp_script = script("device_preprocess/" + a),
+            cicc_script = script("cicc/" + a),
+            ptxas_scripts = {r: script("ptxas/{}/{}".format(a, r)) for r in v.reals},
+        )
+        per_arch[a] = f
+        files["cpp1/" + a] = f.cpp1.path
+        files["ptx/" + a] = f.ptx.path
+        files["cicc_c/" + a] = f.c.path
+        files["cicc_stub/" + a] = f.stub.path
+        files["cicc_gpu/" + a] = f.gpu.path
+        for r in v.reals:
+            files["cubin/{}/{}".format(a, r)] = f.cubins[r].path
+            reals.append("{}/{}".format(a, r))
+    last = archs.virtuals[-1].virtual
+
+    layout = out("plan/layout.json")
+    ctx.actions.write(layout, json.encode_indent({
+        "label": str(ctx.label),
+        "src": src.path,
+        "toolkit_root": cuda.toolkit_root,
+        "module_id": module_id_file.path,
+        "user_options": user_options,
+        "virtual_archs": [v.virtual for v in archs.virtuals],
+        "real_archs": reals,
+        "host_compile_stub_arch": last,
+        "iquote": [per_arch[last].stub.dirname, fatbin_c.dirname],
+        "files": files,
+        "scripts": {k: s.path for k, s in scripts.items()},
+    }))
+
+    nvcc_args = _nvcc_common_args(ctx, cc_toolchain, archs, cctx)
+    src_args = ctx.actions.args()
+    src_args.add("-c", src)
+    src_args.add("-o", obj)
+    plan_action(
+        ctx.actions,
+        cuda = cuda,
+        cc_files = cc_files,
+        planner = ctx.attr._planner[DefaultInfo].files_to_run,
+        layout = layout,
+        scripts = scripts.values(),
+        nvcc_args = _join_args(nvcc_args, src_args),
+    )
+    host_preprocess_action(
+        ctx.actions,
+        script = scripts["host_preprocess"],
+        src = src,
+        headers = headers,
+        cc_files = cc_files,
+        cpp4 = cpp4,
+    )
+    frontend_action(
+        ctx.actions,
+        cuda = cuda,
+        script = scripts["frontend"],
+        cpp4 = cpp4,
+        module_id = module_id_file,
+        cudafe1_cpp = cudafe1_cpp,
+    )
+    images = []
+    for v in archs.virtuals:
+        f = per_arch[v.virtual]
+        device_preprocess_action(
+            ctx.actions,
+            script = f.dpp_script,
+            src = src,
+            headers = headers,
+            cc_files = cc_files,
+            cpp1 = f.cpp1,
+            arch = v.virtual,
+        )
+        cicc_action(
+            ctx.actions,
+            cuda = cuda,
+            script = f.cicc_script,
+            cpp1 = f.cpp1,
+            module_id = module_id_file,
+            ptx = f.ptx,
+            side_outputs = [f.c, f.stub, f.gpu],
+            arch = v.virtual,
+        )
+        for r in v.reals:
+            ptxas_action(
+                ctx.actions,
+                cuda = cuda,
+                script = f.ptxas_scripts[r],
+                ptx = f.ptx,
+                cubin = f.cubins[r],
+                arch = r,
+            )
+            images.append(f.cubins[r])
+        if v.ptx:
+            images.append(f.ptx)
+    fatbinary_action(
+        ctx.actions,
+        cuda = cuda,
+        script = scripts["fatbinary"],
+        images = images,
+        fatbin_c = fatbin_c,
+        fatbin = fatbin,
+    )
+    host_compile_action(
+        ctx.actions,
+        script = scripts["host_compile"],
+        cudafe1_cpp = cudafe1_cpp,
+        stub = per_arch[last].stub,
+        fatbin_c = fatbin_c,
+        headers = cuda.headers,
+        cc_files = cc_files,
+        obj = obj,
+    )
+    return struct(
+        obj = obj,
+        ptx = [per_arch[v.virtual].ptx for v in archs.virtuals],
+        cubins = [c for v in archs.virtuals for c in per_arch[v.virtual].cubins.values()],
+        fatbin = fatbin,
+        scripts = scripts.values() + [layout, module_id_file],
+    )
+
+def _join_args(first, second):
+    # Args objects cannot be concatenated; the plan action takes a list.
+    return [first, second]
+
+def _unstaged_compile(ctx, *, cuda, cc_toolchain, cc_files, archs, cctx, headers, src):
+    stem = src.basename.rpartition(".")[0]
+    obj = ctx.actions.declare_file("_cuda/{}/{}/{}.o".format(ctx.label.name, _rel_no_ext(ctx, src), stem))
+    compile_action(
+        ctx.actions,
+        cuda = cuda,
+        src = src,
+        headers = headers,
+        cc_files = cc_files,
+        nvcc_args = _nvcc_common_args(ctx, cc_toolchain, archs, cctx),
+        obj = obj,
+    )
+    return obj
+
+def _cuda_library_impl(ctx):
+    cuda = find_cuda_toolchain(ctx)
+    cc_toolchain = find_cc_toolchain(ctx)
+    feature_configuration = cc_common.configure_features(
+        ctx = ctx,
+        cc_toolchain = cc_toolchain,
+        requested_features = ctx.features,
+        unsupported_features = ctx.disabled_features,
+    )
+    if ctx.attr.archs:
+        spec, where = ctx.attr.archs, "the `archs` attribute of {}".format(ctx.label)
+    else:
+        spec = ctx.attr._archs[BuildSettingInfo].value
+        where = "--@rules_cuda_stages//cuda_rules:archs (building {})".format(ctx.label)
+    archs = parse_archs(spec, where)
+    if archs.error:
+        fail(archs.error)
+    check_nvcc_options(ctx.label, "copts", ctx.attr.copts)
+    staged = ctx.attr._staged[BuildSettingInfo].value if ctx.attr.staged == -1 else ctx.attr.staged == 1
+
+    cu_srcs = [f for f in ctx.files.srcs if f.extension in _CUDA_EXTENSIONS]
+    cc_srcs = [f for f in ctx.files.srcs if f.extension in _CC_EXTENSIONS]
+    private_hdrs = [f for f in ctx.files.srcs if f.extension in _HDR_EXTENSIONS]
+
+    own = CcInfo(compilation_context = cc_common.create_compilation_context(
+        headers = depset(ctx.files.hdrs),
+        includes = depset([
+            p
+            for inc in ctx.attr.includes
+            for p in [
+                _join(ctx.label.workspace_root, ctx.label.package, inc),
+                _join(ctx.bin_dir.path, ctx.label.workspace_root, ctx.label.package, inc),
+            ]
+        ]),
+        defines = depset(ctx.attr.defines),
+    ))
+    deps_cc = [d[CcInfo] for d in ctx.attr.deps] + [cuda.runtime]
+    public = cc_common.merge_cc_infos(direct_cc_infos = [own], cc_infos = deps_cc)
+    cctx = public.compilation_context
+    headers = depset(private_hdrs, transitive = [cctx.headers, cuda.headers])
+    cc_files = cc_toolchain.all_files
+
+    objects = []
+    ptx = []
+    cubins = []
+    fatbins = []
+    plan_files = []
+    for src in cu_srcs:
+        if staged:
+            r = _staged_compile(
+                ctx,
+                cuda = cuda,
+                cc_toolchain = cc_toolchain,
+                cc_files = cc_files,
+                archs = archs,
+                cctx = cctx,
+                headers = headers,
+                src = src,
+                user_options = ctx.attr.copts,
+            )
+            objects.append(r.obj)
+            ptx += r.ptx
+            cubins += r.cubins
+            fatbins.append(r.fatbin)
+            plan_files += r.scripts
+        else:
+            objects.append(_unstaged_compile(
+                ctx,
+                cuda = cuda,
+                cc_toolchain = cc_toolchain,
+                cc_files = cc_files,
+                archs = archs,
+                cctx = cctx,
+                headers = headers,
+                src = src,
+            ))
+
+    cc_compilation_context, cc_outputs = cc_common.compile(
+        name = ctx.label.name,
+        actions = ctx.actions,
+        feature_configuration = feature_configuration,
+        cc_toolchain = cc_toolchain,
+        srcs = cc_srcs,
+        public_hdrs = ctx.files.hdrs,
+        private_hdrs = private_hdrs,
+        compilation_contexts = [cctx],
+        user_compile_flags = ctx.attr.host_copts,
+        local_defines = ctx.attr.local_defines,
+    )
+    cu_outputs = cc_common.create_compilation_outputs(
+        objects = depset(objects),
+        pic_objects = depset(objects),
+    )
+    linking_context, linking_outputs = cc_common.create_linking_context_from_compilation_outputs(
+        actions = ctx.actions,
+        name = ctx.label.name,
+        feature_configuration = feature_configuration,
+        cc_toolchain = cc_toolchain,
+        compilation_outputs = cc_common.merge_compilation_outputs(compilation_outputs = [cc_outputs, cu_outputs]),
+        user_link_flags = ctx.attr.linkopts,
+        alwayslink = ctx.attr.alwayslink,
+        disallow_dynamic_library = True,
+    )
+    cc_info = cc_common.merge_cc_infos(
+        direct_cc_infos = [CcInfo(compilation_context = cc_compilation_context, linking_context = linking_context)],
+        cc_infos = deps_cc,
+    )
+    library = linking_outputs.library_to_link
+    default_files = []
+    if library:
+        default_files = [f for f in [library.static_library, library.pic_static_library] if f]
+    return [
+        DefaultInfo(files = depset(default_files)),
+        cc_info,
+        CudaInfo(
+            objects = depset(objects),
+            ptx = depset(ptx),
+            cubins = depset(cubins),
+            fatbins = depset(fatbins),
+            archs = archs,
+        ),
+        OutputGroupInfo(
+            ptx = depset(ptx),
+            cubin = depset(cubins),
+            fatbin = depset(fatbins),
+            cuda_objects = depset(objects),
+            cuda_plan = depset(plan_files),
+        ),
+    ]
+
+def _join(*parts):
+    return "/".join([p for p in parts if p and p != "."])
+
+_ATTRS = {
+    "srcs": attr.label_list(
+        allow_files = ["." + e for e in _CUDA_EXTENSIONS + _CC_EXTENSIONS + _HDR_EXTENSIONS],
+        doc = ".cu files (compiled in stages), C/C++ files (compiled by the C++ toolchain) and private headers.",
+    ),
+    "hdrs": attr.label_list(allow_files = ["." + e for e in _HDR_EXTENSIONS], doc = "Public headers."),
+    "deps": attr.label_list(providers = [CcInfo], doc = "cuda_library and cc_library targets."),
+    "copts": attr.string_list(doc = "nvcc options for .cu files (e.g. -O3, -lineinfo, --use_fast_math, -Xptxas=-v)."),
+    "host_copts": attr.string_list(doc = "Host compiler options: passed with -Xcompiler to .cu stages, as is to .cc files."),
+    "ptxasopts": attr.string_list(doc = "ptxas options (passed as -Xptxas)."),
+    "defines": attr.string_list(doc = "Preprocessor defines for this target and its dependents."),
+    "local_defines": attr.string_list(doc = "Preprocessor defines for this target only."),
+    "includes": attr.string_list(doc = "Include directories (package-relative) for this target and its dependents."),
+    "linkopts": attr.string_list(doc = "Linker options for binaries that depend on this target."),
+    "alwayslink": attr.bool(default = False, doc = "Link every object even if nothing references it."),
+    "archs": attr.string(doc = "Overrides --@rules_cuda_stages//cuda_rules:archs for this target, e.g. \"sm_80,sm_90a,compute_90\"."),
+    "staged": attr.int(
+        default = -1,
+        values = [-1, 0, 1],
+        doc = "1: one action per nvcc stage; 0: one nvcc action per source; -1 (default): --@rules_cuda_stages//cuda_rules:staged.",
+    ),
+    "_archs": attr.label(default = "//cuda_rules:archs"),
+    "_staged": attr.label(default = "//cuda_rules:staged"),
+    "_planner": attr.label(default = "//tools/nvcc_plan:plan_stages", executable = True, cfg = "exec"),
+}
+
+cuda_library = rule(
+    implementation = _cuda_library_impl,
+    doc = """CUDA and C++ sources compiled into a library usable by cc_binary, cc_library and cuda_library.
+
+Each .cu file is compiled as one Bazel action per nvcc stage (CudaPlan, CudaHostPreprocess,
+CudaFrontend, and per arch CudaDevicePreprocess, CudaCicc, CudaPtxas, then CudaFatbinary and
+CudaHostCompile), so caches reuse work per stage and per arch. Output groups: ptx, cubin, fatbin,
+cuda_objects, cuda_plan.""",
+    attrs = _ATTRS,
+    fragments = ["cpp"],
+    toolchains = CUDA_TOOLCHAINS + use_cc_toolchain(),
+    provides = [CcInfo, CudaInfo],
+)

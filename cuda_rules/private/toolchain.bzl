@@ -1,0 +1,63 @@
+"""The cuda_toolchain rule and the toolchain type."""
+
+load("@rules_cc//cc:defs.bzl", "CcInfo")
+load(":providers.bzl", "CudaToolchainInfo")
+
+visibility(["//cuda_rules/...", "//tests/..."])
+
+CUDA_TOOLCHAIN_TYPE = "@rules_cuda_stages//cuda_rules:toolchain_type"
+
+CUDA_TOOLCHAINS = [CUDA_TOOLCHAIN_TYPE]
+
+def _files(target):
+    return target[DefaultInfo].files
+
+def _cuda_toolchain_impl(ctx):
+    nvcc = ctx.file.nvcc
+    cuda = CudaToolchainInfo(
+        version = ctx.attr.version,
+        nvcc = nvcc,
+        nvcc_files = depset([nvcc], transitive = [_files(ctx.attr.nvcc_files)]),
+        cudafe = ctx.file.cudafe,
+        cicc = ctx.file.cicc,
+        cicc_files = depset([ctx.file.cicc], transitive = [_files(ctx.attr.cicc_files)]),
+        ptxas = ctx.file.ptxas,
+        fatbinary = ctx.file.fatbinary,
+        nvlink = ctx.file.nvlink,
+        headers = _files(ctx.attr.headers),
+        compiler_files = _files(ctx.attr.compiler_files),
+        toolkit_root = nvcc.dirname.rpartition("/")[0],
+        runtime = ctx.attr.runtime[CcInfo],
+    )
+    return [platform_common.ToolchainInfo(cuda = cuda)]
+
+cuda_toolchain = rule(
+    implementation = _cuda_toolchain_impl,
+    doc = "Describes one CUDA toolkit. Created by the `cuda` module extension for each toolkit repository.",
+    attrs = {
+        "version": attr.string(mandatory = True, doc = "Toolkit version, e.g. 13.0."),
+        "nvcc": attr.label(mandatory = True, allow_single_file = True, executable = True, cfg = "exec"),
+        "nvcc_files": attr.label(mandatory = True, cfg = "exec", doc = "Files nvcc reads to plan (nvcc.profile)."),
+        "cudafe": attr.label(mandatory = True, allow_single_file = True, executable = True, cfg = "exec"),
+        "cicc": attr.label(mandatory = True, allow_single_file = True, executable = True, cfg = "exec"),
+        "cicc_files": attr.label(mandatory = True, cfg = "exec", doc = "libdevice and anything else cicc reads."),
+        "ptxas": attr.label(mandatory = True, allow_single_file = True, executable = True, cfg = "exec"),
+        "fatbinary": attr.label(mandatory = True, allow_single_file = True, executable = True, cfg = "exec"),
+        "nvlink": attr.label(allow_single_file = True, executable = True, cfg = "exec"),
+        "headers": attr.label(mandatory = True, doc = "The toolkit's include tree (filegroup)."),
+        "compiler_files": attr.label(mandatory = True, cfg = "exec", doc = "Everything nvcc runs or reads."),
+        "runtime": attr.label(mandatory = True, providers = [CcInfo], doc = "The CUDA runtime library (cc_library)."),
+    },
+    provides = [platform_common.ToolchainInfo],
+)
+
+def find_cuda_toolchain(ctx):
+    """Returns the CudaToolchainInfo of the resolved CUDA toolchain.
+
+    Args:
+      ctx: the rule context of a rule with `toolchains = CUDA_TOOLCHAINS`.
+
+    Returns:
+      CudaToolchainInfo.
+    """
+    return ctx.toolchains[CUDA_TOOLCHAIN_TYPE].cuda

@@ -1,0 +1,14 @@
+"""Public toolchain API of rules_cuda_stages."""
+
+load(
+    "//cuda_rules/private:toolchain.bzl",
+    _CUDA_TOOLCHAINS = "CUDA_TOOLCHAINS",
+    _CUDA_TOOLCHAIN_TYPE = "CUDA_TOOLCHAIN_TYPE",
+    _cuda_toolchain = "cuda_toolchain",
+    _find_cuda_toolchain = "find_cuda_toolchain",
+)
+
+cuda_toolchain = _cuda_toolchain
+CUDA_TOOLCHAIN_TYPE = _CUDA_TOOLCHAIN_TYPE
+CUDA_TOOLCHAINS = _CUDA_TOOLCHAINS
+find_cuda_toolchain = _find_cuda_toolchain

@@ -1,0 +1,57 @@
+"""Prints nvcc's plan for a compile as a stage graph.
+
+  bazel run //tools/nvcc_plan -- [--format=table|json] [--graph] -- <nvcc args>
+
+Runs `nvcc --dryrun <nvcc args>` with the toolkit of @local_cuda (or --nvcc)
+in the directory bazel run was called from, and prints each command's stage
+(host preprocess, cudafe++, per-arch device preprocess / cicc / ptxas,
+fatbinary, host compile), its arch, and the files that link the stages.
+--graph prints Graphviz instead (like PyTorch's fast_nvcc.py --graph).
+"""
+
+import json
+import os
+import sys
+
+from absl import app
+from absl import flags
+from runfiles import runfiles
+
+from tools.nvcc_plan import nvcc_plan_lib
+
+FLAGS = flags.FLAGS
+flags.DEFINE_enum("format", "table", ["table", "json"], "Output format.")
+flags.DEFINE_bool("graph", False, "Print the stage graph as Graphviz dot.")
+flags.DEFINE_string("nvcc", None, "nvcc to ask (default: the one of @local_cuda).")
+
+
+def _default_nvcc():
+    path = runfiles.Create().Rlocation("local_cuda/bin/nvcc")
+    if not path or not os.path.exists(path):
+        raise app.UsageError("cannot find @local_cuda's nvcc in the runfiles; pass --nvcc=PATH")
+    return os.path.realpath(path)
+
+
+def main(argv):
+    nvcc_args = argv[1:]
+    if not nvcc_args:
+        raise app.UsageError("give nvcc's arguments after --, e.g. -- -arch=sm_90 -c k.cu")
+    nvcc = FLAGS.nvcc or _default_nvcc()
+    cwd = os.environ.get("BUILD_WORKING_DIRECTORY") or os.getcwd()
+    try:
+        plan = nvcc_plan_lib.plan_from_text(nvcc_plan_lib.run_dryrun(nvcc, nvcc_args, cwd=cwd))
+    except nvcc_plan_lib.PlanError as e:
+        print("nvcc_plan: error: %s" % e, file=sys.stderr)
+        return 1
+    if FLAGS.graph:
+        sys.stdout.write(nvcc_plan_lib.to_graphviz(plan))
+    elif FLAGS.format == "json":
+        json.dump(nvcc_plan_lib.to_json(plan), sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        print(nvcc_plan_lib.to_table(plan))
+    return 0
+
+
+if __name__ == "__main__":
+    app.run(main)

@@ -1,0 +1,360 @@
+"""nvcc's own plan, as a graph of stages.
+
+`nvcc --dryrun` prints what nvcc would run: environment lines (`#$ NAME=value`)
+and commands (`#$ tool args...`). This module parses that text, names each
+command's stage (host preprocess, cudafe++, per-arch device preprocess and
+cicc, per-arch ptxas, fatbinary, host compile), and links the stages through
+the temporary files they pass to each other.
+"""
+
+import dataclasses
+import os
+import re
+import shlex
+import subprocess
+
+# Stage kinds, in pipeline order, with the Bazel mnemonic of each.
+MNEMONICS = {
+    "host_preprocess": "CudaHostPreprocess",
+    "frontend": "CudaFrontend",
+    "device_preprocess": "CudaDevicePreprocess",
+    "cicc": "CudaCicc",
+    "ptxas": "CudaPtxas",
+    "fatbinary": "CudaFatbinary",
+    "host_compile": "CudaHostCompile",
+    "nvlink": "CudaDeviceLink",
+    "cleanup": None,
+    "unknown": None,
+}
+
+_ENV_LINE = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
+_VAR = re.compile(r"\$\(?([A-Za-z_][A-Za-z0-9_]*)\)?")
+
+
+class PlanError(ValueError):
+    """nvcc's plan has a shape these tools do not understand."""
+
+
+@dataclasses.dataclass
+class Stage:
+    """One command of nvcc's plan."""
+
+    index: int
+    kind: str
+    argv: list
+    arch: str = ""  # compute_XX for device preprocess/cicc, sm_XX for ptxas
+    virtual_arch: str = ""  # for ptxas: the compute_XX whose PTX it assembles
+    inputs: list = dataclasses.field(default_factory=list)
+    outputs: list = dataclasses.field(default_factory=list)
+
+    @property
+    def mnemonic(self):
+        return MNEMONICS[self.kind]
+
+    @property
+    def tool(self):
+        return os.path.basename(self.argv[0])
+
+    @property
+    def name(self):
+        return "%s(%s)" % (self.kind, self.arch) if self.arch else self.kind
+
+
+@dataclasses.dataclass
+class Plan:
+    env: list  # [(name, value)] in order
+    stages: list  # [Stage]
+
+    def env_dict(self):
+        return dict(self.env)
+
+    def producer(self, path):
+        for stage in self.stages:
+            if path in stage.outputs:
+                return stage
+        return None
+
+    def edges(self):
+        """(producer index, consumer index, file) for every file passed between stages."""
+        out = []
+        for consumer in self.stages:
+            for path in consumer.inputs:
+                for producer in self.stages:
+                    if producer.index < consumer.index and path in producer.outputs:
+                        out.append((producer.index, consumer.index, path))
+        # The host compile #includes the registration stub and the embedded
+        # fatbinary by bare file name: the stub named in cudafe++'s
+        # --stub_file_name (written by the cicc with that name) and the
+        # fatbin.c named in cicc's --include_file_name.
+        included = set()
+        for stage in self.stages:
+            if stage.kind == "frontend":
+                included.add(os.path.basename(_value_after(stage.argv, "--stub_file_name") or ""))
+            elif stage.kind == "cicc":
+                included.add(os.path.basename(_value_after(stage.argv, "--include_file_name") or ""))
+        included.discard("")
+        for consumer in self.by_kind("host_compile"):
+            for producer in self.stages:
+                for path in producer.outputs:
+                    if os.path.basename(path) in included and producer.index < consumer.index:
+                        out.append((producer.index, consumer.index, path))
+        return out
+
+    def by_kind(self, kind):
+        return [s for s in self.stages if s.kind == kind]
+
+
+def _expand(value, env):
+    return _VAR.sub(lambda m: env.get(m.group(1), m.group(0)), value)
+
+
+def _split_env_value(value):
+    # Values may be quoted lists ("-I/x"  "-isystem" "/y"); keep them verbatim
+    # but unquote a single quoted word.
+    stripped = value.strip()
+    try:
+        words = shlex.split(stripped)
+    except ValueError:
+        return stripped
+    return words[0] if len(words) == 1 else stripped
+
+
+def parse_dryrun(text):
+    """Parses `nvcc --dryrun` output (stderr) into a Plan of unclassified stages."""
+    env = []
+    env_map = {}
+    commands = []
+    for raw in text.splitlines():
+        if not raw.startswith("#$ "):
+            continue
+        line = raw[3:].strip()
+        if not line:
+            continue
+        match = _ENV_LINE.match(line)
+        if match and " " not in match.group(1):
+            name, value = match.group(1), _split_env_value(match.group(2))
+            env.append((name, value))
+            env_map[name] = value
+            continue
+        # `nvcc -t N` adds shell redirections; they are not part of a command.
+        try:
+            argv = shlex.split(_expand(line, env_map))
+        except ValueError as e:
+            raise PlanError("cannot split nvcc plan line %r: %s" % (line, e))
+        commands.append(argv)
+    if not commands:
+        raise PlanError("nvcc printed no commands (is this `nvcc --dryrun` output?)")
+    stages = [classify(i, argv) for i, argv in enumerate(commands)]
+    return Plan(env=env, stages=stages)
+
+
+def _value_after(argv, flag):
+    for i, arg in enumerate(argv):
+        if arg == flag and i + 1 < len(argv):
+            return argv[i + 1]
+        if arg.startswith(flag + "="):
+            return arg[len(flag) + 1 :]
+    return None
+
+
+def _last_positional(argv, skip_values_of):
+    """The last argument that is neither a flag nor the value of one."""
+    positional = None
+    i = 1
+    while i < len(argv):
+        arg = argv[i]
+        if arg in skip_values_of:
+            i += 2
+            continue
+        if not arg.startswith("-"):
+            positional = arg
+        i += 1
+    return positional
+
+
+_GCC_VALUE_FLAGS = {"-o", "-include", "-isystem", "-x", "-I", "-D", "-U", "-iquote", "-MF", "-MT", "-imacros", "-Xlinker"}
+_CUDAFE_VALUE_FLAGS = {
+    "--orig_src_file_name",
+    "--orig_src_path_name",
+    "--gen_c_file_name",
+    "--stub_file_name",
+    "--module_id_file_name",
+    "--include_file_name",
+    "--gen_device_file_name",
+    "-arch",
+    "-o",
+    "--gnu_version",
+    "--clang_version",
+    "--msvc_target_version",
+    "--nv_arch",
+    "--version_ident",
+    "--gen_module_id_file_name",
+}
+
+
+def _is_host_compiler(tool):
+    return re.match(r"^(.*-)?(gcc|g\+\+|cc|c\+\+|clang|clang\+\+|cl|icpx|nvc\+\+)(-[0-9.]+)?$", tool) is not None
+
+
+def _cuda_arch_macro(argv):
+    for arg in argv:
+        if arg.startswith("-D__CUDA_ARCH__="):
+            return int(arg.split("=", 1)[1])
+    return None
+
+
+def classify(index, argv):
+    """Names the stage of one plan command and finds its input and output files."""
+    tool = os.path.basename(argv[0])
+    stage = Stage(index=index, kind="unknown", argv=argv)
+    if tool == "rm":
+        stage.kind = "cleanup"
+        stage.inputs = argv[1:]
+    elif _is_host_compiler(tool):
+        out = _value_after(argv, "-o")
+        src = _last_positional(argv, _GCC_VALUE_FLAGS)
+        stage.inputs = [src] if src else []
+        stage.outputs = [out] if out else []
+        if "-E" in argv:
+            if _cuda_arch_macro(argv) is not None:
+                stage.kind = "device_preprocess"
+            else:
+                stage.kind = "host_preprocess"
+        elif "-c" in argv:
+            stage.kind = "host_compile"
+    elif tool == "cudafe++":
+        stage.kind = "frontend"
+        src = _last_positional(argv, _CUDAFE_VALUE_FLAGS)
+        stage.inputs = [src] if src else []
+        stage.outputs = [p for p in (_value_after(argv, "--gen_c_file_name"),) if p]
+        module_id = _value_after(argv, "--module_id_file_name")
+        if module_id:
+            (stage.outputs if "--gen_module_id_file" in argv else stage.inputs).append(module_id)
+    elif tool == "cicc":
+        stage.kind = "cicc"
+        stage.arch = _value_after(argv, "-arch") or ""
+        src = _last_positional(argv, _CUDAFE_VALUE_FLAGS)
+        stage.inputs = [src] if src else []
+        module_id = _value_after(argv, "--module_id_file_name")
+        if module_id:
+            stage.inputs.append(module_id)
+        for flag in ("-o", "--gen_c_file_name", "--stub_file_name", "--gen_device_file_name"):
+            value = _value_after(argv, flag)
+            if value:
+                stage.outputs.append(value)
+    elif tool == "ptxas":
+        stage.kind = "ptxas"
+        stage.arch = _value_after(argv, "-arch") or ""
+        out = _value_after(argv, "-o")
+        src = _last_positional(argv, {"-o", "-arch", "-maxrregcount", "--maxrregcount", "-O", "-v"})
+        stage.inputs = [src] if src else []
+        stage.outputs = [out] if out else []
+    elif tool == "fatbinary":
+        stage.kind = "fatbinary"
+        for arg in argv[1:]:
+            if arg.startswith("--image3="):
+                fields = dict(f.split("=", 1) for f in arg[len("--image3=") :].split(","))
+                stage.inputs.append(fields["file"])
+            elif arg.startswith("--embedded-fatbin="):
+                stage.outputs.append(arg.split("=", 1)[1])
+            elif arg.startswith("--create="):
+                stage.outputs.append(arg.split("=", 1)[1])
+    elif tool == "nvlink":
+        stage.kind = "nvlink"
+    return stage
+
+
+def link_stages(plan):
+    """Fills in arch information that only the dataflow tells.
+
+    Device preprocesses take the arch of the cicc that reads their output;
+    ptxas stages record the virtual arch of the PTX they assemble.
+    """
+    for stage in plan.stages:
+        if stage.kind == "device_preprocess":
+            readers = [s for s in plan.stages if s.kind == "cicc" and stage.outputs and stage.outputs[0] in s.inputs]
+            if len(readers) != 1:
+                raise PlanError("device preprocess #%d is read by %d cicc commands" % (stage.index, len(readers)))
+            stage.arch = readers[0].arch
+        elif stage.kind == "ptxas":
+            producer = plan.producer(stage.inputs[0]) if stage.inputs else None
+            if producer is None or producer.kind != "cicc":
+                raise PlanError("ptxas #%d reads %s, which no cicc produced" % (stage.index, stage.inputs))
+            stage.virtual_arch = producer.arch
+    return plan
+
+
+def plan_from_text(text):
+    return link_stages(parse_dryrun(text))
+
+
+def run_dryrun(nvcc, nvcc_args, cwd=None, env=None):
+    """Runs `nvcc --dryrun` and returns its plan text (nvcc prints it on stderr)."""
+    proc = subprocess.run(
+        [nvcc, "--dryrun"] + list(nvcc_args),
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if proc.returncode != 0:
+        raise PlanError("`nvcc --dryrun %s` failed:\n%s" % (" ".join(nvcc_args), proc.stderr + proc.stdout))
+    return proc.stderr + proc.stdout
+
+
+def to_json(plan):
+    return {
+        "env": [{"name": n, "value": v} for n, v in plan.env],
+        "stages": [
+            {
+                "index": s.index,
+                "kind": s.kind,
+                "mnemonic": s.mnemonic,
+                "arch": s.arch,
+                "virtual_arch": s.virtual_arch,
+                "tool": s.tool,
+                "inputs": s.inputs,
+                "outputs": s.outputs,
+                "argv": s.argv,
+            }
+            for s in plan.stages
+        ],
+        "edges": [{"from": a, "to": b, "file": f} for a, b, f in plan.edges()],
+    }
+
+
+def to_table(plan):
+    rows = [("#", "stage", "mnemonic", "arch", "tool", "inputs", "outputs")]
+    for s in plan.stages:
+        arch = s.arch if not s.virtual_arch else "%s<-%s" % (s.arch, s.virtual_arch)
+        rows.append(
+            (
+                str(s.index),
+                s.kind,
+                s.mnemonic or "-",
+                arch or "-",
+                s.tool,
+                " ".join(os.path.basename(p) for p in s.inputs) or "-",
+                " ".join(os.path.basename(p) for p in s.outputs) or "-",
+            )
+        )
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows)
+
+
+def to_graphviz(plan):
+    lines = ["digraph nvcc_plan {", "  rankdir=LR;", "  node [shape=box, fontname=monospace];"]
+    for s in plan.stages:
+        if s.kind == "cleanup":
+            continue
+        label = s.mnemonic or s.tool
+        if s.arch:
+            label += "\\n" + (s.arch if not s.virtual_arch else "%s (from %s)" % (s.arch, s.virtual_arch))
+        lines.append('  s%d [label="%s"];' % (s.index, label))
+    for a, b, f in plan.edges():
+        if plan.stages[b].kind == "cleanup":
+            continue
+        lines.append('  s%d -> s%d [label="%s"];' % (a, b, os.path.basename(f)))
+    lines.append("}")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,89 @@
+"""nvcc_plan_lib against dry-run plans recorded from nvcc 13.0 (testdata/)."""
+
+import unittest
+
+from runfiles import runfiles
+
+from tools.nvcc_plan import nvcc_plan_lib as lib
+
+
+def _plan(name):
+    path = runfiles.Create().Rlocation("rules_cuda_stages/tools/nvcc_plan/testdata/" + name)
+    with open(path) as f:
+        return lib.plan_from_text(f.read())
+
+
+def _kinds(plan):
+    return [(s.kind, s.arch, s.virtual_arch) for s in plan.stages if s.kind != "cleanup"]
+
+
+class PlanTest(unittest.TestCase):
+    def test_four_real_archs_from_three_virtual(self):
+        plan = _plan("cuda13.0_3virtual_4real.txt")
+        self.assertEqual(
+            _kinds(plan),
+            [
+                ("host_preprocess", "", ""),
+                ("frontend", "", ""),
+                ("device_preprocess", "compute_75", ""),
+                ("cicc", "compute_75", ""),
+                ("ptxas", "sm_75", "compute_75"),
+                ("device_preprocess", "compute_80", ""),
+                ("cicc", "compute_80", ""),
+                ("ptxas", "sm_80", "compute_80"),
+                ("ptxas", "sm_86", "compute_80"),
+                ("device_preprocess", "compute_90", ""),
+                ("cicc", "compute_90", ""),
+                ("ptxas", "sm_90", "compute_90"),
+                ("fatbinary", "", ""),
+                ("host_compile", "", ""),
+            ],
+        )
+        env = plan.env_dict()
+        self.assertTrue(env["CICC_PATH"].endswith("/nvvm/bin"))
+        cicc = plan.by_kind("cicc")[0]
+        self.assertTrue(cicc.argv[0].endswith("/nvvm/bin/cicc"), cicc.argv[0])  # $CICC_PATH expanded
+        self.assertIn("--generate-line-info", plan.by_kind("ptxas")[0].argv)  # nvcc -lineinfo
+
+    def test_every_arch_list_macro_is_the_whole_list(self):
+        plan = _plan("cuda13.0_3virtual_4real.txt")
+        for stage in plan.by_kind("device_preprocess") + plan.by_kind("host_preprocess"):
+            self.assertIn("-D__CUDA_ARCH_LIST__=750,800,900", stage.argv)
+
+    def test_dataflow_edges(self):
+        plan = _plan("cuda13.0_3virtual_4real.txt")
+        kinds = {(plan.stages[a].kind, plan.stages[b].kind) for a, b, _ in plan.edges()}
+        self.assertIn(("host_preprocess", "frontend"), kinds)
+        self.assertIn(("device_preprocess", "cicc"), kinds)
+        self.assertIn(("cicc", "ptxas"), kinds)
+        self.assertIn(("ptxas", "fatbinary"), kinds)
+        self.assertIn(("frontend", "host_compile"), kinds)
+        # The #included stub comes from the last arch's cicc, the fatbin.c from fatbinary.
+        host = plan.by_kind("host_compile")[0].index
+        producers = {plan.stages[a].name for a, b, _ in plan.edges() if b == host}
+        self.assertEqual(producers, {"frontend", "cicc(compute_90)", "fatbinary"})
+
+    def test_single_arch_names_have_no_arch(self):
+        plan = _plan("cuda13.0_sm90.txt")
+        self.assertEqual([s.arch for s in plan.by_kind("cicc")], ["compute_90"])
+        self.assertEqual([s.virtual_arch for s in plan.by_kind("ptxas")], ["compute_90"])
+        self.assertTrue(plan.by_kind("ptxas")[0].outputs[0].endswith("k.sm_90.cubin"))
+
+    def test_rdc_link_plan_has_an_nvlink_stage(self):
+        plan = _plan("cuda13.0_rdc_link.txt")
+        self.assertEqual(len(plan.by_kind("nvlink")), 1)
+
+    def test_outputs(self):
+        plan = _plan("cuda13.0_sm90.txt")
+        self.assertIn("digraph nvcc_plan", lib.to_graphviz(plan))
+        table = lib.to_table(plan)
+        self.assertIn("CudaPtxas", table)
+        self.assertEqual(len(lib.to_json(plan)["stages"]), len(plan.stages))
+
+    def test_garbage_is_a_plan_error(self):
+        with self.assertRaisesRegex(lib.PlanError, "no commands"):
+            lib.plan_from_text("nvcc fatal : Unknown option '-foo'\n")
+
+
+if __name__ == "__main__":
+    unittest.main()
