@@ -54,15 +54,21 @@ def _fail(label, message):
 
 
 def _rewrite_toolkit(token, env, toolkit_root):
-    """Replaces the toolkit's absolute location (nvcc's TOP, _HERE_/..) by toolkit_root."""
-    prefixes = set()
-    if env.get("TOP"):
-        prefixes |= {env["TOP"], os.path.normpath(env["TOP"])}
-    if env.get("_HERE_"):
-        prefixes.add(os.path.dirname(os.path.normpath(env["_HERE_"])))
-    for prefix in sorted(prefixes, key=len, reverse=True):
-        token = re.sub(re.escape(prefix) + r"(?=/|$)", lambda _: toolkit_root, token)
-    return token
+    """Spells the toolkit's location as toolkit_root, keeping nvcc's own spelling.
+
+    nvcc is run through toolkit_root, so its _HERE_ is normally
+    toolkit_root/bin already and nothing changes (nvcc writes paths like
+    <root>/bin/../targets/..., and the fidelity tests expect exactly that). Only
+    if nvcc reports another location (e.g. it resolved a symlink) is that
+    location replaced.
+    """
+    here = env.get("_HERE_")
+    expected = toolkit_root + "/bin"
+    if not here or here == expected:
+        return token
+    token = re.sub(re.escape(here) + r"(?=/|$)", lambda _: expected, token)
+    top = os.path.dirname(os.path.normpath(here))
+    return re.sub(re.escape(top) + r"(?=/|$)", lambda _: toolkit_root, token)
 
 
 def _script(label, src, mnemonic, arch, env_exports, argv, with_hints):
@@ -177,11 +183,16 @@ def build_scripts(plan, layout, nvcc_args):
 
     def command(stage):
         argv = [rewrite(a) for a in stage.argv]
-        argv[0] = tool_paths.get(argv[0], argv[0])
+        # The tool itself by its plain path (an action may hold no file of
+        # bin/, so <root>/bin/../nvvm/bin/cicc would not resolve).
+        argv[0] = tool_paths.get(argv[0], _normpath(argv[0]))
         return argv
 
     env_exports = [
-        ("NVVMIR_LIBRARY_DIR", _rewrite_toolkit(env.get("NVVMIR_LIBRARY_DIR", ""), env, toolkit_root)),
+        # cicc (-G) and gcc (-g) record the working directory in debug info;
+        # both take it from $PWD when that names the same directory.
+        ("PWD", "/proc/self/cwd"),
+        ("NVVMIR_LIBRARY_DIR", _normpath(_rewrite_toolkit(env.get("NVVMIR_LIBRARY_DIR", ""), env, toolkit_root))),
         ("PATH", '"%s/nvvm/bin:%s/bin:$PATH"' % (toolkit_root, toolkit_root)),
     ]
     src = layout["src"]
@@ -215,6 +226,10 @@ def build_scripts(plan, layout, nvcc_args):
     return out
 
 
+def _normpath(path):
+    return os.path.normpath(path) if "/" in path else path
+
+
 def _set_value(argv, flag, value):
     for i, arg in enumerate(argv):
         if arg == flag and i + 1 < len(argv):
@@ -228,7 +243,10 @@ def main(argv):
         layout = json.load(f)
     nvcc_args = argv[1:]
     try:
-        text = nvcc_plan_lib.run_dryrun(FLAGS.nvcc, nvcc_args)
+        # Run through the canonical execroot spelling, so nvcc's own paths
+        # (_HERE_, TOP, its include directories) are spelled that way too.
+        nvcc = FLAGS.nvcc if os.path.isabs(FLAGS.nvcc) else os.path.join("/proc/self/cwd", FLAGS.nvcc)
+        text = nvcc_plan_lib.run_dryrun(nvcc, nvcc_args)
         plan = nvcc_plan_lib.plan_from_text(text)
         scripts = build_scripts(plan, layout, nvcc_args)
     except (LayoutError, nvcc_plan_lib.PlanError) as e:
@@ -240,6 +258,10 @@ def main(argv):
     for path, content in scripts.items():
         with open(path, "w") as f:
             f.write(content)
+    # The exact nvcc invocation these scripts replay (for fidelity checks and debugging).
+    with open(layout["nvcc_args_file"], "w") as f:
+        json.dump(nvcc_args, f, indent=1)
+        f.write("\n")
     return 0
 
 

@@ -13,7 +13,7 @@ def plan_action(actions, *, cuda, cc_files, planner, layout, scripts, nvcc_args)
       cc_files: depset of the host compiler's files (nvcc asks it for its version).
       planner: FilesToRunProvider of //tools/nvcc_plan:plan_stages.
       layout: File, JSON naming every stage's outputs.
-      scripts: list of File, the stage scripts (declared by the caller).
+      scripts: list of File, the stage scripts and the record of nvcc's arguments (declared by the caller).
       nvcc_args: list of Args, nvcc's options for this source.
     """
     args = actions.args()

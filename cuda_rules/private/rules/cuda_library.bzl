@@ -118,22 +118,39 @@ def _rel_no_ext(ctx, src):
         path = path[len(package) + 1:]
     return path.rpartition(".")[0]
 
+# Every path that reaches a compiler is spelled from the execroot through
+# /proc/self/cwd: device debug info and -lineinfo record absolute file paths
+# (cicc joins relative ones with its working directory, a sandbox or checkout
+# path), and this spelling is the same on every machine, checkout and sandbox.
+CANONICAL_EXECROOT = "/proc/self/cwd"
+
+def _canonical(path):
+    if path == ".":
+        return CANONICAL_EXECROOT
+    return CANONICAL_EXECROOT + "/" + path
+
 def _nvcc_common_args(ctx, cc_toolchain, archs, cctx):
     args = ctx.actions.args()
     args.add("-ccbin", cc_toolchain.compiler_executable)
     args.add_all(gencode_flags(archs))
     args.add("-Xcompiler=-fPIC")
+    if "clang" not in cc_toolchain.compiler:
+        # GCC resolves symlinks in the paths of system headers (-isystem) it
+        # records in line markers, which would put the toolkit's install
+        # location into the device code's debug info. (Bazel's C++ toolchain
+        # passes the same flag for the same reason.)
+        args.add("-Xcompiler=-fno-canonical-system-headers")
     args.add_all(ctx.attr.copts)
     args.add_all(ctx.attr.host_copts, format_each = "-Xcompiler=%s")
     args.add_all(ctx.attr.ptxasopts, format_each = "-Xptxas=%s")
-    args.add_all(cctx.includes, before_each = "-I")
-    args.add_all(cctx.quote_includes, before_each = "-I")
-    args.add_all(cctx.system_includes, before_each = "-isystem")
+    args.add_all(cctx.includes, before_each = "-I", map_each = _canonical)
+    args.add_all(cctx.quote_includes, before_each = "-I", map_each = _canonical)
+    args.add_all(cctx.system_includes, before_each = "-isystem", map_each = _canonical)
     args.add_all(cctx.defines, format_each = "-D%s")
     args.add_all(ctx.attr.local_defines, format_each = "-D%s")
     return args
 
-def _staged_compile(ctx, *, cuda, cc_toolchain, cc_files, archs, cctx, headers, src, user_options):
+def _staged_compile(ctx, *, cuda, cc_toolchain, cc_files, archs, cctx, headers, toolkit_headers, src, user_options):
     """Declares every stage of one .cu and returns struct(obj, ptx, cubins, fatbin, scripts)."""
     stem = src.basename.rpartition(".")[0]
     base = "_cuda/{}/{}".format(ctx.label.name, _rel_no_ext(ctx, src))
@@ -194,10 +211,11 @@ def _staged_compile(ctx, *, cuda, cc_toolchain, cc_files, archs, cctx, headers, 
     last = archs.virtuals[-1].virtual
 
     layout = out("plan/layout.json")
+    nvcc_args_file = out("plan/nvcc_args.json")
     ctx.actions.write(layout, json.encode_indent({
         "label": str(ctx.label),
-        "src": src.path,
-        "toolkit_root": cuda.toolkit_root,
+        "src": _canonical(src.path),
+        "toolkit_root": _canonical(cuda.toolkit_root),
         "module_id": module_id_file.path,
         "user_options": user_options,
         "virtual_archs": [v.virtual for v in archs.virtuals],
@@ -206,11 +224,12 @@ def _staged_compile(ctx, *, cuda, cc_toolchain, cc_files, archs, cctx, headers, 
         "iquote": [per_arch[last].stub.dirname, fatbin_c.dirname],
         "files": files,
         "scripts": {k: s.path for k, s in scripts.items()},
+        "nvcc_args_file": nvcc_args_file.path,
     }))
 
     nvcc_args = _nvcc_common_args(ctx, cc_toolchain, archs, cctx)
     src_args = ctx.actions.args()
-    src_args.add("-c", src)
+    src_args.add("-c", _canonical(src.path))
     src_args.add("-o", obj)
     plan_action(
         ctx.actions,
@@ -218,7 +237,7 @@ def _staged_compile(ctx, *, cuda, cc_toolchain, cc_files, archs, cctx, headers, 
         cc_files = cc_files,
         planner = ctx.attr._planner[DefaultInfo].files_to_run,
         layout = layout,
-        scripts = scripts.values(),
+        scripts = scripts.values() + [nvcc_args_file],
         nvcc_args = _join_args(nvcc_args, src_args),
     )
     host_preprocess_action(
@@ -285,7 +304,7 @@ def _staged_compile(ctx, *, cuda, cc_toolchain, cc_files, archs, cctx, headers, 
         cudafe1_cpp = cudafe1_cpp,
         stub = per_arch[last].stub,
         fatbin_c = fatbin_c,
-        headers = cuda.headers,
+        headers = toolkit_headers,
         cc_files = cc_files,
         obj = obj,
     )
@@ -294,7 +313,7 @@ def _staged_compile(ctx, *, cuda, cc_toolchain, cc_files, archs, cctx, headers, 
         ptx = [per_arch[v.virtual].ptx for v in archs.virtuals],
         cubins = [c for v in archs.virtuals for c in per_arch[v.virtual].cubins.values()],
         fatbin = fatbin,
-        scripts = scripts.values() + [layout, module_id_file],
+        scripts = scripts.values() + [layout, module_id_file, nvcc_args_file],
     )
 
 def _join_args(first, second):
@@ -354,7 +373,10 @@ def _cuda_library_impl(ctx):
     deps_cc = [d[CcInfo] for d in ctx.attr.deps] + [cuda.runtime]
     public = cc_common.merge_cc_infos(direct_cc_infos = [own], cc_infos = deps_cc)
     cctx = public.compilation_context
-    headers = depset(private_hdrs, transitive = [cctx.headers, cuda.headers])
+    # nvcc spells its own include directories <toolkit>/bin/../targets/...:
+    # bin/ must exist in the sandbox, so nvcc.profile travels with the headers.
+    toolkit_headers = depset(transitive = [cuda.headers, cuda.nvcc_files])
+    headers = depset(private_hdrs, transitive = [cctx.headers, toolkit_headers])
     cc_files = cc_toolchain.all_files
 
     objects = []
@@ -372,6 +394,7 @@ def _cuda_library_impl(ctx):
                 archs = archs,
                 cctx = cctx,
                 headers = headers,
+                toolkit_headers = toolkit_headers,
                 src = src,
                 user_options = ctx.attr.copts,
             )

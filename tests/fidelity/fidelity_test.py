@@ -1,0 +1,251 @@
+"""Fidelity: every PTX and cubin of a staged cuda_library equals nvcc's own.
+
+For one staged target it replays, in a scratch execroot laid out like Bazel's,
+the exact nvcc command the CudaPlan action planned from (plan/nvcc_args.json),
+with --keep, and compares each PTX and cubin byte for byte after swapping the
+rules' module id for the one nvcc generated (both have the same length).
+
+  --expect=equal    the staged outputs must equal nvcc's (the fidelity check)
+  --expect=differ   with --reference_extra, some output must differ (proves the
+                    check can fail)
+"""
+
+import glob
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+from absl import app
+from absl import flags
+from runfiles import runfiles
+
+from tools.nvcc_plan import nvcc_plan_lib
+
+FLAGS = flags.FLAGS
+flags.DEFINE_string("target", None, "name of the staged cuda_library (its _cuda/<name>/ tree)")
+flags.DEFINE_string("package", None, "package of that target")
+flags.DEFINE_enum("expect", "equal", ["equal", "differ"], "what the comparison must show")
+flags.DEFINE_list("reference_extra", [], "extra nvcc options for the reference run only")
+
+
+def _runfiles_root():
+    r = runfiles.Create()
+    marker = r.Rlocation("rules_cuda_stages/tests/fidelity/fidelity_test.py")
+    # <root>/_main/tests/fidelity/fidelity_test.py
+    return os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(marker))))
+
+
+def _short_path(execroot_path):
+    """bazel-out/<cfg>/bin/<short> or <short> -> <short>."""
+    parts = execroot_path.split("/")
+    if parts[0] == "bazel-out":
+        return "/".join(parts[3:])
+    return execroot_path
+
+
+def _runfile(root, execroot_path):
+    short = _short_path(execroot_path)
+    if short.startswith("external/"):
+        return os.path.join(root, short[len("external/"):])
+    return os.path.join(root, "_main", short)
+
+
+def _scratch_execroot(root, layout):
+    """A directory where the execroot-relative paths of the plan resolve."""
+    d = tempfile.mkdtemp(prefix="execroot.", dir=os.environ.get("TEST_TMPDIR"))
+    os.makedirs(os.path.join(d, "external"))
+    for entry in os.listdir(root):
+        if entry == "_main":
+            for top in os.listdir(os.path.join(root, "_main")):
+                if top == "external":  # legacy external runfiles; use the repositories themselves
+                    continue
+                os.symlink(os.path.join(root, "_main", top), os.path.join(d, top))
+        else:
+            os.symlink(os.path.join(root, entry), os.path.join(d, "external", entry))
+    return d
+
+
+_B8_RUN = re.compile(rb"(?:\.b8 [0-9]+(?:,[0-9]+)*\n)+")
+
+
+def _decode_b8(ptx, nvcc_id, our_id):
+    """Replaces each run of `.b8 n,n,...` lines by the bytes it spells, quoted.
+
+    Runs are decoded on both sides, so the comparison stays exact; the module
+    id inside them is then spelled nvcc's way on both sides.
+    """
+    def decode(match):
+        values = bytes(int(v) for v in re.findall(rb"[0-9]+", match.group(0).replace(b".b8", b"")))
+        return b"<b8:" + values.replace(our_id.encode(), nvcc_id.encode()) + b">\n"
+
+    return _B8_RUN.sub(decode, ptx)
+
+
+def outdir_env():
+    return os.environ.get("TEST_UNDECLARED_OUTPUTS_DIR")
+
+
+def _has_line_info(argv):
+    return any(a in ("--generate-line-info", "-lineinfo", "-g", "--device-debug") for a in argv)
+
+
+def _ptxas_without_sources(execroot, argv, ptx_name, out_name):
+    """Runs nvcc's ptxas command again where no source exists; returns the cubin.
+
+    Like the staged CudaPtxas action, which only has the PTX: the files named
+    in the PTX's .file directives (/proc/self/cwd/...) do not exist there. With
+    -G, ptxas also records the cubin's own file name; nvcc's names depend on
+    the whole arch set (x.sm_90.cubin alone, x.compute_90.cubin among others),
+    the staged ones do not, so the rerun uses the staged files' names (with
+    -G, ptxas records its command line, file names included, in the cubin).
+    """
+    empty = tempfile.mkdtemp(prefix="ptxas.", dir=os.environ.get("TEST_TMPDIR"))
+    src = argv[[i for i, a in enumerate(argv) if a.endswith(".ptx")][-1]]
+    cmd = list(argv)
+    cmd[0] = os.path.join(execroot, "external", _toolkit_repo(execroot), "bin", "ptxas")
+    ptx = os.path.join(empty, ptx_name)
+    with open(os.path.join(execroot, src), "rb") as f_in, open(ptx, "wb") as f_out:
+        f_out.write(f_in.read())
+    cmd[cmd.index(src)] = ptx
+    out = os.path.join(empty, out_name)
+    cmd[cmd.index("-o") + 1] = out
+    subprocess.run(cmd, cwd=empty, check=True, capture_output=True)
+    with open(out, "rb") as f:
+        return f.read()
+
+
+def _toolkit_repo(execroot):
+    for entry in os.listdir(os.path.join(execroot, "external")):
+        if os.path.exists(os.path.join(execroot, "external", entry, "bin", "ptxas")):
+            return entry
+    raise AssertionError("no toolkit with bin/ptxas in the runfiles")
+
+
+def _swap(data, ours, theirs):
+    assert len(ours) == len(theirs), (ours, theirs)
+    return data.replace(ours.encode(), theirs.encode())
+
+
+def compare(root, layout_path):
+    with open(layout_path) as f:
+        layout = json.load(f)
+    with open(_runfile(root, layout["nvcc_args_file"])) as f:
+        nvcc_args = json.load(f)
+    with open(_runfile(root, layout["module_id"])) as f:
+        our_id = f.read().strip()
+
+    execroot = _scratch_execroot(root, layout)
+    keep = os.path.join(execroot, "keep")
+    os.makedirs(keep)
+    nvcc = os.path.join(layout["toolkit_root"], "bin", "nvcc")
+    args = list(nvcc_args)
+    args[args.index("-o") + 1] = os.path.join(keep, "reference.o")
+    args += FLAGS.reference_extra + ["--keep", "--keep-dir", keep]
+    plan = nvcc_plan_lib.plan_from_text(nvcc_plan_lib.run_dryrun(nvcc, args, cwd=execroot))
+    # The same convention as the staged scripts (and Bazel's C++ actions):
+    # debug info names the working directory /proc/self/cwd.
+    env = dict(os.environ, PWD="/proc/self/cwd")
+    proc = subprocess.run([nvcc] + args, cwd=execroot, env=env, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise AssertionError("reference nvcc failed:\n" + proc.stderr)
+    with open(glob.glob(os.path.join(keep, "*.module_id"))[0]) as f:
+        nvcc_id = f.read().strip()
+    if len(nvcc_id) != len(our_id):
+        raise AssertionError("module ids differ in length: nvcc %r, ours %r" % (nvcc_id, our_id))
+
+    pairs = []  # (what, staged file, reference file)
+    for cicc in plan.by_kind("cicc"):
+        pairs.append(("ptx " + cicc.arch, layout["files"]["ptx/" + cicc.arch], nvcc_plan_lib._value_after(cicc.argv, "-o")))
+    for ptxas in plan.by_kind("ptxas"):
+        key = "%s/%s" % (ptxas.virtual_arch, ptxas.arch)
+        pairs.append(("cubin " + key, layout["files"]["cubin/" + key], ptxas.outputs[0]))
+    ptxas_by_output = {p.outputs[0]: p for p in plan.by_kind("ptxas")}
+    results = []
+    for what, staged, reference in pairs:
+        with open(_runfile(root, staged), "rb") as f:
+            ours = _swap(f.read(), our_id, nvcc_id)
+        with open(os.path.join(execroot, reference), "rb") as f:
+            theirs = f.read()
+        if what.startswith("ptx"):
+            # Debug sections spell strings (mangled names holding the module
+            # id) as `.b8 95,90,...` byte lists: compare those decoded.
+            ours = _decode_b8(ours, nvcc_id, our_id)
+            theirs = _decode_b8(theirs, nvcc_id, our_id)
+        same = ours == theirs
+        note = ""
+        if not same and reference in ptxas_by_output and _has_line_info(ptxas_by_output[reference].argv):
+            # With line info, ptxas stat()s the files named in the PTX and records
+            # their mtimes and sizes in the cubin's line table: nvcc's own cubin
+            # depends on when the checkout was made. The staged ptxas never sees
+            # the sources (they are not its inputs), so those fields are 0. Check
+            # the cubin against nvcc's exact ptxas command on nvcc's own PTX, run
+            # where the sources do not exist.
+            key = what.split(" ", 1)[1]
+            rerun = _ptxas_without_sources(
+                execroot,
+                ptxas_by_output[reference].argv,
+                os.path.basename(layout["files"]["ptx/" + key.split("/")[0]]),
+                os.path.basename(staged),
+            )
+            if outdir_env():
+                with open(os.path.join(outdir_env(), what.replace(" ", "_").replace("/", "_") + ".rerun"), "wb") as f:
+                    f.write(rerun)
+            if ours == rerun:
+                same = True
+                note = " (= nvcc's ptxas command on nvcc's PTX; nvcc's own cubin also records the sources' mtimes and sizes and, with -G, its own temp file names)"
+        first = None
+        if not same:
+            first = next((i for i, (a, b) in enumerate(zip(ours, theirs)) if a != b), min(len(ours), len(theirs)))
+            if what.startswith("ptx"):
+                lo = max(0, first - 120)
+                print("    staged:    %r" % ours[lo : first + 120])
+                print("    reference: %r" % theirs[lo : first + 120])
+            # Keep both for inspection (bazel-testlogs/<test>/test.outputs/).
+            outdir = os.environ.get("TEST_UNDECLARED_OUTPUTS_DIR")
+            if outdir:
+                name = what.replace(" ", "_").replace("/", "_")
+                for suffix, data in (("staged", ours), ("nvcc", theirs)):
+                    with open(os.path.join(outdir, "%s.%s" % (name, suffix)), "wb") as f:
+                        f.write(data)
+        results.append((what, same, first, len(ours), len(theirs), note))
+    return layout, results
+
+
+def main(argv):
+    del argv
+    root = _runfiles_root()
+    pattern = os.path.join(root, "_main", FLAGS.package, "_cuda", FLAGS.target, "**", "plan", "layout.json")
+    layouts = sorted(glob.glob(pattern, recursive=True))
+    if not layouts:
+        print("no staged layout found at " + pattern, file=sys.stderr)
+        return 1
+    all_same = True
+    for layout_path in layouts:
+        layout, results = compare(root, layout_path)
+        print("%s (%s):" % (layout["src"], " ".join(nvcc_args_summary(layout))))
+        for what, same, first, n_ours, n_theirs, note in results:
+            all_same &= same
+            detail = "identical (%d bytes)%s" % (n_ours, note) if same else "DIFFERENT at byte %s (%d vs %d bytes)" % (first, n_ours, n_theirs)
+            print("  %-26s %s" % (what, detail))
+        if not results:
+            print("  nothing compared")
+            return 1
+    if FLAGS.expect == "equal" and not all_same:
+        print("FAIL: staged outputs differ from nvcc's", file=sys.stderr)
+        return 1
+    if FLAGS.expect == "differ" and all_same:
+        print("FAIL: with %s the reference should differ, but every output is identical" % FLAGS.reference_extra, file=sys.stderr)
+        return 1
+    print("OK: %s" % ("every PTX and cubin equals nvcc's" if FLAGS.expect == "equal" else "the check detects the different flag"))
+    return 0
+
+
+def nvcc_args_summary(layout):
+    return ["archs=" + ",".join(layout["real_archs"] + ["ptx:" + a for a in layout["virtual_archs"]])]
+
+
+if __name__ == "__main__":
+    app.run(main)
