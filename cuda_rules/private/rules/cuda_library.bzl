@@ -373,6 +373,7 @@ def _cuda_library_impl(ctx):
     deps_cc = [d[CcInfo] for d in ctx.attr.deps] + [cuda.runtime]
     public = cc_common.merge_cc_infos(direct_cc_infos = [own], cc_infos = deps_cc)
     cctx = public.compilation_context
+
     # nvcc spells its own include directories <toolkit>/bin/../targets/...:
     # bin/ must exist in the sandbox, so nvcc.profile travels with the headers.
     toolkit_headers = depset(transitive = [cuda.headers, cuda.nvcc_files])
