@@ -1,0 +1,163 @@
+"""End to end, with real nested Bazel builds of the examples:
+
+1. Reproducibility: two checkouts at different absolute paths, each with its
+   own output base, build the examples cold for 4 archs; every stage output
+   (preprocessed files, PTX, cubins, fatbinaries, host objects) is
+   byte-identical between them.
+2. CI -> developer reuse: checkout 1 filled a --disk_cache with its 4-arch
+   build; checkout 2 runs `bazel clean` and builds sm_90 only against that
+   cache. Bazel's execution log shows every sm_90 CudaCicc and CudaPtxas of
+   the plain-kernel examples as a cache hit. The CUB example is recorded (CUB
+   puts the arch list into its ABI namespace, so it misses).
+3. The stage actions ran sandboxed (linux-sandbox where available), so their
+   declared inputs are complete.
+"""
+
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import unittest
+
+from runfiles import runfiles
+
+from tools.cache_report import cache_report_lib
+
+CI_ARCHS = "sm_75,sm_80,sm_86,sm_90,compute_90"
+TARGETS = ["@rules_cuda_stages_examples//..."]
+PLAIN = ("//vector_add:", "//templated:")  # plain-kernel example packages
+CUDA_OUTPUT_SUFFIXES = (".ii", ".cpp", ".ptx", ".cubin", ".fatbin", ".c", ".o", ".module_id", ".sh")
+
+
+def _source_workspace():
+    marker = runfiles.Create().Rlocation("rules_cuda_stages/MODULE.bazel")
+    return os.path.dirname(os.path.realpath(marker))
+
+
+def _bazel():
+    path = os.environ.get("BAZEL") or shutil.which("bazel")
+    if not path:
+        raise AssertionError("this test runs Bazel itself: put bazel on PATH or set --test_env=BAZEL=/path/to/bazel")
+    return path
+
+
+def _toolkit_flags():
+    # The nested builds use the toolkit this build uses.
+    nvcc = runfiles.Create().Rlocation("local_cuda/bin/nvcc")
+    return ["--repo_env=CUDA_PATH=" + os.path.dirname(os.path.dirname(os.path.realpath(nvcc)))]
+
+
+def _offline_flags():
+    # Debian's offline Bazel (tools/bazelw's chroot) needs the project's
+    # --config=offline; a Bazel with registry access does not.
+    try:
+        with open("/etc/bazel/bazelrc") as f:
+            return ["--config=offline"] if "--override_module=rules_cc" in f.read() else []
+    except OSError:
+        return []
+
+
+class Checkout:
+    def __init__(self, root, name):
+        self.dir = os.path.join(root, name, "rules_cuda_stages")
+        self.output_base = os.path.join(root, name + ".output_base")
+        shutil.copytree(
+            _source_workspace(),
+            self.dir,
+            symlinks=True,
+            ignore=shutil.ignore_patterns("bazel-*", ".git", "user.bazelrc", ".exec*.json", "MODULE.bazel.lock"),
+        )
+
+    def bazel(self, *args, startup=()):
+        tmp = os.environ["TEST_TMPDIR"]
+        cmd = [_bazel(), "--output_base=" + self.output_base, *startup, args[0]]
+        if args[0] != "clean" and args[0] != "shutdown" and args[0] != "info":
+            cmd += _offline_flags() + _toolkit_flags() + [
+                "--repository_cache=" + os.path.join(tmp, "repository_cache"),
+                "--noshow_progress",
+            ]
+        elif args[0] == "info":
+            cmd += _offline_flags() + _toolkit_flags()
+        cmd += list(args[1:])
+        env = dict(os.environ, HOME=tmp)
+        proc = subprocess.run(cmd, cwd=self.dir, env=env, capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise AssertionError("`%s` failed:\n%s" % (" ".join(cmd), proc.stderr[-6000:]))
+        return proc.stdout
+
+    def cuda_outputs(self):
+        """{path relative to bazel-bin: sha256} of every cuda_library stage output."""
+        bin_dir = self.bazel("info", "bazel-bin").strip()
+        out = {}
+        for dirpath, _, files in os.walk(bin_dir):
+            if "/_cuda/" not in dirpath + "/":
+                continue
+            for name in files:
+                if name.endswith(CUDA_OUTPUT_SUFFIXES):
+                    path = os.path.join(dirpath, name)
+                    with open(path, "rb") as f:
+                        out[os.path.relpath(path, bin_dir)] = hashlib.sha256(f.read()).hexdigest()
+        return out
+
+
+class ReuseTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        tmp = os.environ["TEST_TMPDIR"]
+        cls.disk_cache = os.path.join(tmp, "disk_cache")
+        cls.one = Checkout(tmp, "ci")
+        cls.two = Checkout(tmp, "developer-checkout-at-a-longer-path")
+        cls.ci_log = os.path.join(tmp, "ci.json")
+        cls.cold_log = os.path.join(tmp, "cold2.json")
+        cls.dev_log = os.path.join(tmp, "dev.json")
+        try:
+            cls.one.bazel("build", "--//cuda_rules:archs=" + CI_ARCHS, "--disk_cache=" + cls.disk_cache,
+                          "--execution_log_json_file=" + cls.ci_log, *TARGETS)
+            cls.two.bazel("build", "--//cuda_rules:archs=" + CI_ARCHS,
+                          "--execution_log_json_file=" + cls.cold_log, *TARGETS)
+            cls.one_outputs = cls.one.cuda_outputs()
+            cls.two_outputs = cls.two.cuda_outputs()
+            cls.two.bazel("clean")
+            cls.two.bazel("build", "--//cuda_rules:archs=sm_90", "--disk_cache=" + cls.disk_cache,
+                          "--execution_log_json_file=" + cls.dev_log, *TARGETS)
+        finally:
+            for checkout in (cls.one, cls.two):
+                try:
+                    checkout.bazel("shutdown")
+                except AssertionError:
+                    pass
+
+    def test_two_checkouts_build_byte_identical_stage_outputs(self):
+        self.assertGreater(len(self.one_outputs), 60)
+        self.assertEqual(sorted(self.one_outputs), sorted(self.two_outputs))
+        different = [p for p in self.one_outputs if self.one_outputs[p] != self.two_outputs[p]]
+        self.assertEqual(different, [], "outputs that differ between checkouts")
+        kinds = {os.path.splitext(p)[1] for p in self.one_outputs}
+        self.assertTrue({".ptx", ".cubin", ".fatbin", ".o", ".ii"} <= kinds, kinds)
+
+    def test_developer_sm90_build_reuses_ci_device_code(self):
+        spawns = cache_report_lib.read_json_log(self.dev_log)
+        device = [s for s in spawns if s.mnemonic in ("CudaCicc", "CudaPtxas")]
+        self.assertTrue(device)
+        self.assertEqual({s.arch for s in device}, {"compute_90", "sm_90"})
+        plain = [s for s in device if s.target.endswith(PLAIN) or any(p in s.target for p in PLAIN)]
+        self.assertEqual(len(plain), 4, [(s.target, s.mnemonic) for s in device])  # 2 sources x (cicc + ptxas)
+        misses = [(s.target, s.mnemonic, s.arch) for s in plain if not s.cache_hit]
+        self.assertEqual(misses, [], "plain-kernel sm_90 stages that were not cache hits")
+        print("\ndeveloper build, sm_90 after CI's %s build:" % CI_ARCHS)
+        sys.stdout.write(cache_report_lib.format_rows(
+            cache_report_lib.summarize(spawns, cache_report_lib.read_json_log(self.ci_log)), "table"))
+        for s in device:
+            if s not in plain:
+                print("CCCL source %s %s %s: %s" % (s.target, s.mnemonic, s.arch, "hit" if s.cache_hit else "miss (ABI namespace holds the arch list)"))
+
+    def test_stage_actions_ran_sandboxed(self):
+        spawns = cache_report_lib.read_json_log(self.cold_log)
+        runners = {s.runner for s in spawns if s.mnemonic.startswith("Cuda") and not s.cache_hit}
+        self.assertTrue(runners)
+        self.assertTrue(all("sandbox" in r for r in runners), runners)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,48 @@
+"""Reports reuse per CUDA stage and arch from Bazel's execution log.
+
+  bazel build ... --execution_log_json_file=/tmp/exec.json
+  bazel run //tools/cache_report -- /tmp/exec.json [--baseline=/tmp/earlier.json] [--format=table|csv|json]
+
+A table of stage x arch: actions, cache hits (disk or remote), executed, the
+wall seconds executed, and (with --baseline, the log of the build that filled
+the cache) the seconds the hits saved.
+"""
+
+import os
+import sys
+
+from absl import app
+from absl import flags
+
+from tools.cache_report import cache_report_lib
+
+FLAGS = flags.FLAGS
+flags.DEFINE_enum("format", "table", ["table", "csv", "json"], "Output format.")
+flags.DEFINE_string("baseline", None, "Execution log of the build that filled the cache.")
+flags.DEFINE_bool("all_mnemonics", False, "Also list non-CUDA actions.")
+
+
+def _path(p):
+    base = os.environ.get("BUILD_WORKING_DIRECTORY", "")
+    return p if os.path.isabs(p) or not base else os.path.join(base, p)
+
+
+def main(argv):
+    if len(argv) != 2:
+        raise app.UsageError("give one execution log: cache_report LOG")
+    try:
+        spawns = cache_report_lib.read_json_log(_path(argv[1]))
+        baseline = cache_report_lib.read_json_log(_path(FLAGS.baseline)) if FLAGS.baseline else None
+    except (OSError, cache_report_lib.LogError) as e:
+        print("cache_report: error: %s" % e, file=sys.stderr)
+        return 1
+    rows = cache_report_lib.summarize(spawns, baseline, only_cuda=not FLAGS.all_mnemonics)
+    sys.stdout.write(cache_report_lib.format_rows(rows, FLAGS.format))
+    if baseline is not None and FLAGS.format == "table":
+        print("device stages (CudaDevicePreprocess, CudaCicc, CudaPtxas): %.1f %% of their time served from cache"
+              % (100 * cache_report_lib.device_fraction_from_cache(rows)))
+    return 0
+
+
+if __name__ == "__main__":
+    app.run(main)

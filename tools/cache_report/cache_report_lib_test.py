@@ -1,0 +1,82 @@
+"""cache_report_lib on logs in Bazel 7's JSON execution-log format."""
+
+import json
+import os
+import tempfile
+import unittest
+
+from tools.cache_report import cache_report_lib as lib
+
+BASE = "bazel-out/k8-fastbuild/bin/pkg/_cuda/t/k/"
+
+
+def spawn(mnemonic, outputs, hit, wall="1.5s", runner=None):
+    return {
+        "commandArgs": ["/bin/sh", "x.sh"],
+        "mnemonic": mnemonic,
+        "listedOutputs": [BASE + o for o in outputs],
+        "cacheHit": hit,
+        "runner": runner or ("disk cache hit" if hit else "linux-sandbox"),
+        "metrics": {"executionWallTime": wall},
+        "targetLabel": "//pkg:t",
+    }
+
+
+def write(entries, raw=None):
+    fd, path = tempfile.mkstemp(dir=os.environ.get("TEST_TMPDIR"))
+    with os.fdopen(fd, "w") as f:
+        f.write(raw if raw is not None else "\n".join(json.dumps(e, indent=2) for e in entries))
+    return path
+
+
+class CacheReportTest(unittest.TestCase):
+    def test_stage_and_arch_from_outputs(self):
+        spawns = lib.read_json_log(write([
+            spawn("CudaCicc", ["compute_90/k.ptx", "compute_90/k.cudafe1.c"], True),
+            spawn("CudaPtxas", ["compute_80/sm_86/k.cubin"], False, "0.25s"),
+            spawn("CudaFrontend", ["k.cudafe1.cpp"], False),
+            spawn("CppLink", ["libt.a"], False),
+        ]))
+        self.assertEqual([(s.mnemonic, s.arch) for s in spawns],
+                         [("CudaCicc", "compute_90"), ("CudaPtxas", "sm_86"), ("CudaFrontend", "-"), ("CppLink", "-")])
+        rows = lib.summarize(spawns)
+        self.assertEqual([(r.stage, r.arch, r.actions, r.cache_hits, r.executed) for r in rows],
+                         [("CudaFrontend", "-", 1, 0, 1), ("CudaCicc", "compute_90", 1, 1, 0), ("CudaPtxas", "sm_86", 1, 0, 1)])
+        self.assertAlmostEqual(rows[2].executed_s, 0.25)
+
+    def test_saved_time_and_device_fraction_use_the_baseline(self):
+        cold = lib.read_json_log(write([
+            spawn("CudaCicc", ["compute_90/k.ptx"], False, "2.0s"),
+            spawn("CudaPtxas", ["compute_90/sm_90/k.cubin"], False, "1.0s"),
+        ]))
+        warm = lib.read_json_log(write([
+            spawn("CudaCicc", ["compute_90/k.ptx"], True, "0.01s"),
+            spawn("CudaPtxas", ["compute_90/sm_90/k.cubin"], False, "1.0s"),
+        ]))
+        rows = lib.summarize(warm, baseline=cold)
+        self.assertAlmostEqual(sum(r.saved_s for r in rows), 2.0)
+        self.assertAlmostEqual(lib.device_fraction_from_cache(rows), 2.0 / 3.0)
+
+    def test_formats(self):
+        rows = lib.summarize(lib.read_json_log(write([spawn("CudaCicc", ["compute_90/k.ptx"], True)])))
+        self.assertIn("CudaCicc", lib.format_rows(rows, "table"))
+        self.assertTrue(lib.format_rows(rows, "csv").startswith("stage,arch,actions"))
+        self.assertEqual(json.loads(lib.format_rows(rows, "json"))[0]["cache_hits"], 1)
+
+    def test_truncated_log_is_a_clear_error(self):
+        text = json.dumps(spawn("CudaCicc", ["compute_90/k.ptx"], True), indent=2)
+        with self.assertRaisesRegex(lib.LogError, "not a complete JSON execution log"):
+            lib.read_json_log(write(None, raw=text + "\n" + text[: len(text) // 2]))
+
+    def test_foreign_files_are_clear_errors(self):
+        with self.assertRaisesRegex(lib.LogError, "not a SpawnExec"):
+            lib.read_json_log(write(None, raw='{"hello": 1}'))
+        path = write(None, raw="")
+        with open(path, "wb") as f:
+            f.write(b"\x8a\x01\xff\xfe binary")
+        with self.assertRaisesRegex(lib.LogError, "binary"):
+            lib.read_json_log(path)
+
+
+if __name__ == "__main__":
+    unittest.main()
