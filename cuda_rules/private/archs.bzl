@@ -58,7 +58,7 @@ def parse_archs(spec, where):
     if ":" in spec:
         for part in spec.split(";"):
             if not part:
-                continue
+                return struct(virtuals = [], error = "empty arch group in '{}' ({}).\n{}".format(spec, where, ACCEPTED_FORMS))
             virtual, sep, codes = part.partition(":")
             if not sep or not codes:
                 return struct(virtuals = [], error = "'{}' in {} is not virtual:codes.\n{}".format(part, where, ACCEPTED_FORMS))
@@ -81,7 +81,7 @@ def parse_archs(spec, where):
     else:
         for name in spec.split(","):
             if not name:
-                continue
+                return struct(virtuals = [], error = "empty arch in '{}' ({}).\n{}".format(spec, where, ACCEPTED_FORMS))
             err = _check_arch(name, where)
             if err:
                 return struct(virtuals = [], error = err + ".\n" + ACCEPTED_FORMS)
@@ -94,7 +94,11 @@ def parse_archs(spec, where):
     virtuals = []
     for virtual in sorted(groups.keys(), key = _sort_key):
         g = groups[virtual]
+        _, v_suffix = _arch_number(virtual)
         for real in g["reals"]:
+            _, r_suffix = _arch_number(real)
+            if (v_suffix or r_suffix) and real[len("sm_"):] != virtual[len("compute_"):]:
+                return struct(virtuals = [], error = "{} in {} cannot be built from {}: arch-specific (a) and family (f) code needs the matching virtual arch ({}).\n{}".format(real, where, virtual, "compute_" + real[len("sm_"):], ACCEPTED_FORMS))
             if _sort_key("compute_" + real[len("sm_"):]) < _sort_key(virtual):
                 return struct(virtuals = [], error = "{} in {} cannot be built from {} (a real arch needs a virtual arch at or below it).\n{}".format(real, where, virtual, ACCEPTED_FORMS))
         virtuals.append(struct(

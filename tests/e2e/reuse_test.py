@@ -58,6 +58,18 @@ def _offline_flags():
         return []
 
 
+def _too_new_gcc():
+    """A gcc newer than CUDA 13.0 supports (> 15), if this machine has one."""
+    for name in ("gcc-16", "gcc-17", "gcc"):
+        path = shutil.which(name)
+        if not path:
+            continue
+        version = subprocess.run([path, "-dumpversion"], capture_output=True, text=True).stdout.strip()
+        if version.split(".")[0].isdigit() and int(version.split(".")[0]) > 15:
+            return path
+    return None
+
+
 class Checkout:
     def __init__(self, root, name):
         self.dir = os.path.join(root, name, "rules_cuda_stages")
@@ -68,6 +80,14 @@ class Checkout:
             symlinks=True,
             ignore=shutil.ignore_patterns("bazel-*", ".git", "user.bazelrc", ".exec*.json", "MODULE.bazel.lock"),
         )
+
+    def bazel_fails(self, *args):
+        """Runs a build that must fail; returns its stderr."""
+        try:
+            self.bazel(*args)
+        except AssertionError as e:
+            return str(e)
+        raise AssertionError("`bazel %s` succeeded, but it must fail" % " ".join(args))
 
     def bazel(self, *args, startup=()):
         tmp = os.environ["TEST_TMPDIR"]
@@ -121,6 +141,11 @@ class ReuseTest(unittest.TestCase):
             cls.two.bazel("clean")
             cls.two.bazel("build", "--//cuda_rules:archs=sm_90", "--disk_cache=" + cls.disk_cache,
                           "--execution_log_json_file=" + cls.dev_log, *TARGETS)
+            cls.device_error = cls.two.bazel_fails("build", "//tests/e2e/broken:device_error")
+            cls.too_new_gcc = _too_new_gcc()
+            if cls.too_new_gcc:
+                cls.host_compiler_error = cls.two.bazel_fails(
+                    "build", "--repo_env=CC=" + cls.too_new_gcc, "//tests/e2e/broken:ok")
         finally:
             for checkout in (cls.one, cls.two):
                 try:
@@ -151,6 +176,21 @@ class ReuseTest(unittest.TestCase):
         for s in device:
             if s not in plain:
                 print("CCCL source %s %s %s: %s" % (s.target, s.mnemonic, s.arch, "hit" if s.cache_hit else "miss (ABI namespace holds the arch list)"))
+
+    def test_device_compile_error_names_source_line_and_stage(self):
+        err = self.device_error
+        self.assertIn("tests/e2e/broken/device_error.cu(5)", err)  # cicc's file(line) form
+        self.assertIn("host_only", err)
+        self.assertIn("CudaCicc", err)
+        self.assertIn("//tests/e2e/broken:device_error", err)
+
+    def test_unsupported_host_compiler_gets_one_clear_message(self):
+        if not self.too_new_gcc:
+            self.skipTest("no gcc newer than 15 on this machine")
+        err = self.host_compiler_error
+        self.assertIn("unsupported GNU version", err)  # nvcc's own #error, kept
+        self.assertIn("the host compiler is newer than this CUDA version supports", err)
+        self.assertIn("--repo_env=CC=", err)
 
     def test_stage_actions_ran_sandboxed(self):
         spawns = cache_report_lib.read_json_log(self.cold_log)

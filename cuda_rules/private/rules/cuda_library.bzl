@@ -23,6 +23,9 @@ _CC_EXTENSIONS = ["cc", "cpp", "cxx", "c++", "C", "c"]
 _HDR_EXTENSIONS = ["h", "hh", "hpp", "hxx", "inc", "inl", "cuh"]
 
 # nvcc options the rules set themselves or cannot map onto stages, with the fix.
+# Prefix of reasons that hold only for staged compilation (one nvcc action
+# would accept the option).
+_STAGED_ONLY = "staged: "
 _ARCH_FIX = "choose archs with the `archs` attribute or --@rules_cuda_stages//cuda_rules:archs"
 _UNSUPPORTED = {
     "-gencode": _ARCH_FIX,
@@ -76,8 +79,8 @@ _UNSUPPORTED = {
     "--save-temps": "each stage's outputs are Bazel outputs already (output groups)",
     "-dryrun": "see `bazel run //tools/nvcc_plan -- <nvcc args>`",
     "--dryrun": "see `bazel run //tools/nvcc_plan -- <nvcc args>`",
-    "-t": "the stages already run in parallel as separate actions",
-    "--threads": "the stages already run in parallel as separate actions",
+    "-t": _STAGED_ONLY + "the stages already run in parallel as separate actions",
+    "--threads": _STAGED_ONLY + "the stages already run in parallel as separate actions",
     "-x": "only .cu files are compiled as CUDA",
     "--x": "only .cu files are compiled as CUDA",
     "-cuda": "the rules choose what each stage produces",
@@ -90,24 +93,34 @@ def _option_name(opt):
         return "-t"
     return name
 
-def check_nvcc_options(label, attr_name, options):
+def check_nvcc_options(label, attr_name, options, staged):
     """Fails analysis if `options` holds an nvcc option the rules own or cannot stage.
 
     Args:
       label: the target, for the message.
       attr_name: where the options came from, for the message.
       options: list of strings.
+      staged: whether the target is compiled in stages.
     """
     for opt in options:
         name = _option_name(opt)
-        if name in _UNSUPPORTED:
-            fail(("{label}: nvcc option '{opt}' in `{attr}` is not allowed: {why}. " +
-                  "Remove it (or, if nvcc must see it as is, set staged = False on this target).").format(
-                label = label,
-                opt = opt,
-                attr = attr_name,
-                why = _UNSUPPORTED[name],
-            ))
+        why = _UNSUPPORTED.get(name)
+        if why == None:
+            continue
+        if why.startswith(_STAGED_ONLY):
+            if not staged:
+                continue
+            fix = "Remove it, or set staged = False on this target to run nvcc as one action."
+            why = why[len(_STAGED_ONLY):]
+        else:
+            fix = "Remove it."
+        fail("{label}: nvcc option '{opt}' in `{attr}` is not allowed: {why}. {fix}".format(
+            label = label,
+            opt = opt,
+            attr = attr_name,
+            why = why,
+            fix = fix,
+        ))
 
 def _rel_no_ext(ctx, src):
     path = src.short_path
@@ -351,8 +364,8 @@ def _cuda_library_impl(ctx):
     archs = parse_archs(spec, where)
     if archs.error:
         fail(archs.error)
-    check_nvcc_options(ctx.label, "copts", ctx.attr.copts)
     staged = ctx.attr._staged[BuildSettingInfo].value if ctx.attr.staged == -1 else ctx.attr.staged == 1
+    check_nvcc_options(ctx.label, "copts", ctx.attr.copts, staged)
 
     cu_srcs = [f for f in ctx.files.srcs if f.extension in _CUDA_EXTENSIONS]
     cc_srcs = [f for f in ctx.files.srcs if f.extension in _CC_EXTENSIONS]
@@ -491,14 +504,14 @@ _ATTRS = {
     "staged": attr.int(
         default = -1,
         values = [-1, 0, 1],
-        doc = "1: one action per nvcc stage; 0: one nvcc action per source; -1 (default): --@rules_cuda_stages//cuda_rules:staged.",
+        doc = "Set through the cuda_library macro's `staged = True/False`: 1 staged, 0 one nvcc action, -1 the build setting.",
     ),
     "_archs": attr.label(default = "//cuda_rules:archs"),
     "_staged": attr.label(default = "//cuda_rules:staged"),
     "_planner": attr.label(default = "//tools/nvcc_plan:plan_stages", executable = True, cfg = "exec"),
 }
 
-cuda_library = rule(
+cuda_library_rule = rule(
     implementation = _cuda_library_impl,
     doc = """CUDA and C++ sources compiled into a library usable by cc_binary, cc_library and cuda_library.
 
@@ -511,3 +524,21 @@ cuda_objects, cuda_plan.""",
     toolchains = CUDA_TOOLCHAINS + use_cc_toolchain(),
     provides = [CcInfo, CudaInfo],
 )
+
+def cuda_library(name, staged = None, **kwargs):
+    """CUDA and C++ sources compiled into a library; .cu files one Bazel action per nvcc stage.
+
+    Args:
+      name: the target's name.
+      staged: True: one action per nvcc stage; False: one nvcc action per source (mnemonic
+        CudaCompile, like bazel-contrib/rules_cuda); None (default): --@rules_cuda_stages//cuda_rules:staged.
+      **kwargs: the attributes of the rule: srcs, hdrs, deps, copts, host_copts, ptxasopts,
+        defines, local_defines, includes, linkopts, alwayslink, archs, and the common ones.
+    """
+    if staged not in (None, True, False):
+        fail("{}: staged must be True, False or None, not {}".format(name, repr(staged)))
+    cuda_library_rule(
+        name = name,
+        staged = -1 if staged == None else (1 if staged else 0),
+        **kwargs
+    )

@@ -1,0 +1,248 @@
+"""Unit tests of arch-string parsing (archs.bzl) and module ids (module_id.bzl)."""
+
+load("@bazel_skylib//lib:unittest.bzl", "asserts", "unittest")
+
+# Private files, loaded by tests on purpose: their visibility() allows //tests/...
+# buildifier: disable=bzl-visibility
+load("//cuda_rules/private:archs.bzl", "gencode_flags", "parse_archs")
+
+# buildifier: disable=bzl-visibility
+load("//cuda_rules/private:module_id.bzl", "module_id")
+
+_WHERE = "the test's spec"
+_HEX_DIGITS = "0123456789abcdef"
+
+def _as_tuples(archs):
+    """A parsed arch set as [(virtual, reals, ptx)], easy to compare."""
+    return [(v.virtual, v.reals, v.ptx) for v in archs.virtuals]
+
+def _parse_ok(env, spec, expected):
+    archs = parse_archs(spec, _WHERE)
+    asserts.equals(env, None, archs.error, "parse_archs({}) failed".format(repr(spec)))
+    asserts.equals(env, expected, _as_tuples(archs), "parse_archs({})".format(repr(spec)))
+    return archs
+
+# parse_archs ------------------------------------------------------------------
+
+def _parse_archs_single_real_test_impl(ctx):
+    env = unittest.begin(ctx)
+    _parse_ok(env, "sm_80", [("compute_80", ["sm_80"], False)])
+    return unittest.end(env)
+
+parse_archs_single_real_test = unittest.make(_parse_archs_single_real_test_impl)
+
+def _parse_archs_reals_and_virtuals_test_impl(ctx):
+    env = unittest.begin(ctx)
+    _parse_ok(env, "sm_80,sm_90a,compute_90", [
+        ("compute_80", ["sm_80"], False),
+        ("compute_90", [], True),
+        ("compute_90a", ["sm_90a"], False),
+    ])
+
+    # Sorted by arch, whatever the order written.
+    _parse_ok(env, "compute_90,sm_90a,sm_80", [
+        ("compute_80", ["sm_80"], False),
+        ("compute_90", [], True),
+        ("compute_90a", ["sm_90a"], False),
+    ])
+
+    # Reals of one virtual sorted, duplicates dropped, spaces ignored.
+    _parse_ok(env, "sm_90, sm_90, compute_90", [("compute_90", ["sm_90"], True)])
+    return unittest.end(env)
+
+parse_archs_reals_and_virtuals_test = unittest.make(_parse_archs_reals_and_virtuals_test_impl)
+
+def _parse_archs_rules_cuda_form_test_impl(ctx):
+    env = unittest.begin(ctx)
+    _parse_ok(env, "compute_80:sm_80,sm_86,compute_80;compute_90:sm_90", [
+        ("compute_80", ["sm_80", "sm_86"], True),
+        ("compute_90", ["sm_90"], False),
+    ])
+    _parse_ok(env, "compute_90:compute_90;compute_80:sm_86,sm_80", [
+        ("compute_80", ["sm_80", "sm_86"], False),
+        ("compute_90", [], True),
+    ])
+    return unittest.end(env)
+
+parse_archs_rules_cuda_form_test = unittest.make(_parse_archs_rules_cuda_form_test_impl)
+
+def _parse_archs_errors_test_impl(ctx):
+    env = unittest.begin(ctx)
+    for spec in [
+        "sm_8",  # one digit
+        "sm_8x",
+        "sm_49",  # below 50
+        "gfx90a",  # not an NVIDIA arch
+        "compute_90:sm_80",  # a real arch below its virtual
+        "compute_90a:sm_100a",  # arch-specific code needs its own virtual arch
+        "compute_90:sm_90a",  # likewise
+        "compute_90a:sm_90",  # sm_90 cannot be built from compute_90a
+        "sm_80:sm_80",  # a real arch before ':'
+        "compute_80:compute_90",  # PTX of another virtual
+        "compute_80:",
+        "lto_90",  # needs relocatable device code
+        "",
+        " ",
+    ]:
+        archs = parse_archs(spec, _WHERE)
+        asserts.true(env, archs.error != None, "parse_archs({}) gave no error".format(repr(spec)))
+        if archs.error != None:
+            asserts.true(
+                env,
+                "accepted forms" in archs.error,
+                "error of parse_archs({}) does not list the accepted forms: {}".format(repr(spec), archs.error),
+            )
+            asserts.true(
+                env,
+                _WHERE in archs.error,
+                "error of parse_archs({}) does not say where the string came from: {}".format(repr(spec), archs.error),
+            )
+        asserts.equals(env, [], archs.virtuals, "virtuals of parse_archs({})".format(repr(spec)))
+    return unittest.end(env)
+
+parse_archs_errors_test = unittest.make(_parse_archs_errors_test_impl)
+
+# Empty entries are errors: "sm_80,," is most likely a typo for a longer list.
+def _parse_archs_empty_entries_test_impl(ctx):
+    env = unittest.begin(ctx)
+    for spec in ["sm_80,,", "compute_80:sm_80;", ",sm_90", "sm_80,,sm_90"]:
+        archs = parse_archs(spec, _WHERE)
+        asserts.true(env, archs.error != None and "empty arch" in archs.error, "parse_archs({}) must fail: {}".format(repr(spec), archs.error))
+        asserts.equals(env, [], archs.virtuals)
+    return unittest.end(env)
+
+parse_archs_empty_entries_test = unittest.make(_parse_archs_empty_entries_test_impl)
+
+# gencode_flags ----------------------------------------------------------------
+
+def _gencode_flags_test_impl(ctx):
+    env = unittest.begin(ctx)
+    asserts.equals(
+        env,
+        [
+            "-gencode=arch=compute_80,code=[sm_80]",
+            "-gencode=arch=compute_90,code=[sm_90,compute_90]",
+        ],
+        gencode_flags(parse_archs("sm_80,sm_90,compute_90", _WHERE)),
+    )
+    asserts.equals(
+        env,
+        [
+            "-gencode=arch=compute_80,code=[sm_80,sm_86,compute_80]",
+            "-gencode=arch=compute_90,code=[sm_90]",
+        ],
+        gencode_flags(parse_archs("compute_80:sm_80,sm_86,compute_80;compute_90:sm_90", _WHERE)),
+    )
+    asserts.equals(
+        env,
+        [
+            "-gencode=arch=compute_80,code=[sm_80]",
+            "-gencode=arch=compute_90,code=[compute_90]",
+            "-gencode=arch=compute_90a,code=[sm_90a]",
+        ],
+        gencode_flags(parse_archs("sm_80,sm_90a,compute_90", _WHERE)),
+    )
+    return unittest.end(env)
+
+gencode_flags_test = unittest.make(_gencode_flags_test_impl)
+
+# module_id --------------------------------------------------------------------
+
+def _is_hex8(s):
+    if len(s) != 8:
+        return False
+    for c in s.elems():
+        if c not in _HEX_DIGITS:
+            return False
+    return True
+
+def _check_shape(env, id, basename, mangled):
+    """Checks `id` is _<8 hex>_<len(basename)>_<mangled>_<8 hex>."""
+    middle = "_{}_{}_".format(len(basename), mangled)
+    asserts.equals(env, 1 + 8 + len(middle) + 8, len(id), "length of module id " + id)
+    asserts.true(env, id.startswith("_"), "module id {} does not start with _".format(id))
+    asserts.true(env, _is_hex8(id[1:9]), "module id {} does not start with _ and 8 hex digits".format(id))
+    asserts.equals(env, middle, id[9:9 + len(middle)], "middle of module id " + id)
+    asserts.true(env, _is_hex8(id[-8:]), "module id {} does not end with 8 hex digits".format(id))
+
+def _module_id_shape_test_impl(ctx):
+    env = unittest.begin(ctx)
+    id = module_id(Label("//pkg:vector_add"), "pkg/vector_add.cu")
+    asserts.equals(env, 35, len(id), "length of " + id)
+    asserts.true(env, "_13_vector_add_cu_" in id, id + " does not contain _13_vector_add_cu_")
+    _check_shape(env, id, "vector_add.cu", "vector_add_cu")
+
+    # Characters other than letters and digits become '_'; the directory is not part of the middle.
+    _check_shape(
+        env,
+        module_id(Label("//a/b:t"), "a/b/my-kernel.v2.cu"),
+        "my-kernel.v2.cu",
+        "my_kernel_v2_cu",
+    )
+    _check_shape(env, module_id(Label("//pkg:t"), "../other+/k.cu"), "k.cu", "k_cu")
+    return unittest.end(env)
+
+module_id_shape_test = unittest.make(_module_id_shape_test_impl)
+
+def _module_id_deterministic_test_impl(ctx):
+    env = unittest.begin(ctx)
+    asserts.equals(
+        env,
+        module_id(Label("//pkg:vector_add"), "pkg/vector_add.cu"),
+        module_id(Label("//pkg:vector_add"), "pkg/vector_add.cu"),
+    )
+    return unittest.end(env)
+
+module_id_deterministic_test = unittest.make(_module_id_deterministic_test_impl)
+
+def _module_id_unique_test_impl(ctx):
+    env = unittest.begin(ctx)
+    base = module_id(Label("//pkg:vector_add"), "pkg/vector_add.cu")
+    others = {
+        "another target": module_id(Label("//pkg:vector_add_2"), "pkg/vector_add.cu"),
+        "another package": module_id(Label("//other:vector_add"), "pkg/vector_add.cu"),
+        "another path": module_id(Label("//pkg:vector_add"), "pkg/sub/vector_add.cu"),
+        "another file": module_id(Label("//pkg:vector_add"), "pkg/vector_sub.cu"),
+    }
+    for what, id in others.items():
+        asserts.true(env, id != base, "{} gives the same module id {}".format(what, id))
+
+    # The first part depends on the label only, the last on the path only.
+    asserts.equals(env, base[:9], others["another path"][:9], "first part, same label")
+    asserts.true(env, base[:9] != others["another target"][:9], "first part, another label")
+    asserts.equals(env, base[-9:], others["another target"][-9:], "last part, same path")
+    asserts.true(env, base[-9:] != others["another path"][-9:], "last part, another path")
+    return unittest.end(env)
+
+module_id_unique_test = unittest.make(_module_id_unique_test_impl)
+
+def archs_test_suite(name):
+    """Unit tests of parse_archs, gencode_flags and module_id, and a test_suite of them.
+
+    Args:
+      name: the test_suite's name.
+    """
+    parse_archs_single_real_test(name = "parse_archs_single_real_test")
+    parse_archs_reals_and_virtuals_test(name = "parse_archs_reals_and_virtuals_test")
+    parse_archs_rules_cuda_form_test(name = "parse_archs_rules_cuda_form_test")
+    parse_archs_errors_test(name = "parse_archs_errors_test")
+    parse_archs_empty_entries_test(name = "parse_archs_empty_entries_test")
+    gencode_flags_test(name = "gencode_flags_test")
+    module_id_shape_test(name = "module_id_shape_test")
+    module_id_deterministic_test(name = "module_id_deterministic_test")
+    module_id_unique_test(name = "module_id_unique_test")
+
+    native.test_suite(
+        name = name,
+        tests = [
+            ":gencode_flags_test",
+            ":module_id_deterministic_test",
+            ":module_id_shape_test",
+            ":module_id_unique_test",
+            ":parse_archs_empty_entries_test",
+            ":parse_archs_errors_test",
+            ":parse_archs_reals_and_virtuals_test",
+            ":parse_archs_rules_cuda_form_test",
+            ":parse_archs_single_real_test",
+        ],
+    )
