@@ -1,6 +1,6 @@
 """Prints nvcc's plan for a compile as a stage graph.
 
-  bazel run //tools/nvcc_plan -- [--format=table|json] [--graph] -- <nvcc args>
+  bazel run //tools:nvcc_plan -- [--format=table|json] [--graph] [--nvcc=PATH] <nvcc args>
 
 Runs `nvcc --dryrun <nvcc args>` with the toolkit of @local_cuda (or --nvcc)
 in the directory bazel run was called from, and prints each command's stage
@@ -53,5 +53,24 @@ def main(argv):
     return 0
 
 
+_OWN_FLAGS = ("--format", "--graph", "--nograph", "--nvcc", "--help", "--helpshort", "--helpfull")
+
+
+def parse_flags(argv):
+    """Our flags lead; the first other argument (or what follows `--`) is nvcc's."""
+    own = [argv[0]]
+    rest = []
+    for i, arg in enumerate(argv[1:], start=1):
+        if arg == "--":
+            rest = argv[i + 1 :]
+            break
+        if arg.split("=", 1)[0] not in _OWN_FLAGS:
+            rest = argv[i:]
+            break
+        own.append(arg)
+    FLAGS(own)
+    return [argv[0]] + rest
+
+
 if __name__ == "__main__":
-    app.run(main)
+    app.run(main, flags_parser=parse_flags)
