@@ -61,3 +61,22 @@ def find_cuda_toolchain(ctx):
       CudaToolchainInfo.
     """
     return ctx.toolchains[CUDA_TOOLCHAIN_TYPE].cuda
+
+def _missing_cuda_toolchain_impl(ctx):
+    fail(ctx.attr.message)
+
+missing_cuda_toolchain = rule(
+    implementation = _missing_cuda_toolchain_impl,
+    doc = "Stands for a toolkit that is not there; fails with `message` when a build selects it.",
+    attrs = {"message": attr.string(mandatory = True)},
+)
+
+def _cuda_toolkit_files_impl(ctx):
+    cuda = find_cuda_toolchain(ctx)
+    return [DefaultInfo(files = depset([cuda.nvcc], transitive = [cuda.compiler_files]))]
+
+cuda_toolkit_files = rule(
+    implementation = _cuda_toolkit_files_impl,
+    doc = "The selected toolkit's nvcc and everything it runs or reads (for tests and tools that run nvcc).",
+    toolchains = CUDA_TOOLCHAINS,
+)

@@ -42,10 +42,13 @@ def _bazel():
     return path
 
 
+TOOLKIT = os.environ.get("CUDA_TOOLKIT", "13.0")
+
+
 def _toolkit_flags():
-    # The nested builds use the toolkit this build uses.
-    nvcc = runfiles.Create().Rlocation("local_cuda/bin/nvcc")
-    return ["--repo_env=CUDA_PATH=" + os.path.dirname(os.path.dirname(os.path.realpath(nvcc)))]
+    # A hermetic toolkit (NVIDIA's wheels, fetched by each nested build into
+    # its own output base through one repository cache).
+    return ["--//cuda_rules:toolkit=" + TOOLKIT]
 
 
 def _offline_flags():
@@ -58,16 +61,36 @@ def _offline_flags():
         return []
 
 
+# The newest gcc major each toolkit accepts (crt/host_config.h).
+MAX_GCC = {"13.0": 15}
+
+
 def _too_new_gcc():
-    """A gcc newer than CUDA 13.0 supports (> 15), if this machine has one."""
+    """A gcc newer than the toolkit supports, if this machine has one."""
+    if TOOLKIT not in MAX_GCC:
+        return None
     for name in ("gcc-16", "gcc-17", "gcc"):
         path = shutil.which(name)
         if not path:
             continue
         version = subprocess.run([path, "-dumpversion"], capture_output=True, text=True).stdout.strip()
-        if version.split(".")[0].isdigit() and int(version.split(".")[0]) > 15:
+        if version.split(".")[0].isdigit() and int(version.split(".")[0]) > MAX_GCC[TOOLKIT]:
             return path
     return None
+
+
+def _tampered_build(checkout):
+    """Breaks the pinned sha256 of one 13.5 wheel in the checkout's table; returns the build args."""
+    table = os.path.join(checkout.dir, "cuda_rules", "private", "repo", "cuda_versions.bzl")
+    with open(table) as f:
+        text = f.read()
+    marker = '"filename": "nvidia_cuda_nvcc-13.5.'
+    start = text.index(marker, text.index('"x86_64"', text.index('"13.5"')))
+    sha = text.index('"sha256": "', start) + len('"sha256": "')
+    text = text[:sha] + "0" * 64 + text[sha + 64:]
+    with open(table, "w") as f:
+        f.write(text)
+    return ("build", "--//cuda_rules:toolkit=13.5", "//tests/e2e/broken:ok")
 
 
 class Checkout:
@@ -134,7 +157,10 @@ class ReuseTest(unittest.TestCase):
         try:
             cls.one.bazel("build", "--//cuda_rules:archs=" + CI_ARCHS, "--disk_cache=" + cls.disk_cache,
                           "--execution_log_json_file=" + cls.ci_log, *TARGETS)
+            # Its own, empty disk cache: a cold build, whose log also records
+            # each action's key (digest).
             cls.two.bazel("build", "--//cuda_rules:archs=" + CI_ARCHS,
+                          "--disk_cache=" + os.path.join(tmp, "disk_cache_two"),
                           "--execution_log_json_file=" + cls.cold_log, *TARGETS)
             cls.one_outputs = cls.one.cuda_outputs()
             cls.two_outputs = cls.two.cuda_outputs()
@@ -143,6 +169,8 @@ class ReuseTest(unittest.TestCase):
                           "--execution_log_json_file=" + cls.dev_log, *TARGETS)
             cls.device_error = cls.two.bazel_fails("build", "//tests/e2e/broken:device_error")
             cls.too_new_gcc = _too_new_gcc()
+            if TOOLKIT == "13.0":
+                cls.tampered_error = cls.two.bazel_fails(*_tampered_build(cls.two))
             if cls.too_new_gcc:
                 cls.host_compiler_error = cls.two.bazel_fails(
                     "build", "--repo_env=CC=" + cls.too_new_gcc, "//tests/e2e/broken:ok")
@@ -161,6 +189,18 @@ class ReuseTest(unittest.TestCase):
         kinds = {os.path.splitext(p)[1] for p in self.one_outputs}
         self.assertTrue({".ptx", ".cubin", ".fatbin", ".o", ".ii"} <= kinds, kinds)
 
+    def test_two_checkouts_have_identical_device_stage_keys(self):
+        # The action keys (digests) of CudaCicc and CudaPtxas do not depend on
+        # where the checkout, the output base or the toolkit's files are.
+        def keys(log):
+            return sorted((s.mnemonic, s.arch, s.outputs[0], s.digest)
+                          for s in cache_report_lib.read_json_log(log)
+                          if s.mnemonic in ("CudaCicc", "CudaPtxas"))
+        one, two = keys(self.ci_log), keys(self.cold_log)
+        self.assertEqual(len(one), 24)  # 3 sources x (4 cicc + 4 ptxas)
+        self.assertTrue(all(k[3] for k in one), "spawns without a digest")
+        self.assertEqual(one, two)
+
     def test_developer_sm90_build_reuses_ci_device_code(self):
         spawns = cache_report_lib.read_json_log(self.dev_log)
         device = [s for s in spawns if s.mnemonic in ("CudaCicc", "CudaPtxas")]
@@ -170,7 +210,7 @@ class ReuseTest(unittest.TestCase):
         self.assertEqual(len(plain), 4, [(s.target, s.mnemonic) for s in device])  # 2 sources x (cicc + ptxas)
         misses = [(s.target, s.mnemonic, s.arch) for s in plain if not s.cache_hit]
         self.assertEqual(misses, [], "plain-kernel sm_90 stages that were not cache hits")
-        print("\ndeveloper build, sm_90 after CI's %s build:" % CI_ARCHS)
+        print("\nCUDA %s: developer build, sm_90 after CI's %s build:" % (TOOLKIT, CI_ARCHS))
         sys.stdout.write(cache_report_lib.format_rows(
             cache_report_lib.summarize(spawns, cache_report_lib.read_json_log(self.ci_log)), "table"))
         for s in device:
@@ -186,11 +226,19 @@ class ReuseTest(unittest.TestCase):
 
     def test_unsupported_host_compiler_gets_one_clear_message(self):
         if not self.too_new_gcc:
-            self.skipTest("no gcc newer than 15 on this machine")
+            self.skipTest("no gcc newer than CUDA %s supports on this machine (or no known limit)" % TOOLKIT)
         err = self.host_compiler_error
         self.assertIn("unsupported GNU version", err)  # nvcc's own #error, kept
         self.assertIn("the host compiler is newer than this CUDA version supports", err)
         self.assertIn("--repo_env=CC=", err)
+
+    def test_checksum_mismatch_is_one_clear_error(self):
+        if TOOLKIT != "13.0":
+            self.skipTest("checked once, in the CUDA 13.0 run")
+        err = self.tampered_error
+        self.assertIn("rules_cuda_stages: CUDA 13.5: could not fetch nvidia_cuda_nvcc-13.5.", err)
+        self.assertIn("sha256 " + "0" * 64, err)
+        self.assertIn("tools/cuda_wheels/lock.py 13.5", err)
 
     def test_stage_actions_ran_sandboxed(self):
         spawns = cache_report_lib.read_json_log(self.cold_log)

@@ -3,7 +3,33 @@
 load("@rules_python//python:defs.bzl", "py_test")
 load("//cuda_rules:defs.bzl", "cuda_library")
 
-def fidelity_test(name, srcs, reference_extra = [], expect = "equal", size = "medium", **kwargs):
+def _toolkit_transition_impl(settings, attr):
+    _ignore = settings  # @unused
+    if not attr.toolkit:
+        return {}
+    return {"//cuda_rules:toolkit": attr.toolkit}
+
+_toolkit_transition = transition(
+    implementation = _toolkit_transition_impl,
+    inputs = [],
+    outputs = ["//cuda_rules:toolkit"],
+)
+
+def _with_toolkit_impl(ctx):
+    files = depset(transitive = [s[DefaultInfo].files for s in ctx.attr.srcs])
+    return [DefaultInfo(files = files, runfiles = ctx.runfiles(transitive_files = files))]
+
+with_toolkit = rule(
+    implementation = _with_toolkit_impl,
+    doc = "`srcs`, built with --@rules_cuda_stages//cuda_rules:toolkit=`toolkit` (empty: unchanged).",
+    attrs = {
+        "srcs": attr.label_list(cfg = _toolkit_transition),
+        "toolkit": attr.string(),
+        "_allowlist_function_transition": attr.label(default = "@bazel_tools//tools/allowlists/function_transition_allowlist"),
+    },
+)
+
+def fidelity_test(name, srcs, reference_extra = [], expect = "equal", size = "medium", toolkit = "", **kwargs):
     """Builds `srcs` with cuda_library (staged) and compares with nvcc --keep.
 
     Args:
@@ -12,12 +38,20 @@ def fidelity_test(name, srcs, reference_extra = [], expect = "equal", size = "me
       reference_extra: nvcc options given to the reference run only.
       expect: "equal", or "differ" (a non-vacuity check with reference_extra).
       size: test size.
+      toolkit: the CUDA toolkit to build and compare with (default: the build's).
       **kwargs: cuda_library attributes (copts, archs, ptxasopts, ...).
     """
     lib = name + "_staged"
     cuda_library(name = lib, srcs = srcs, tags = ["manual"], **kwargs)
     for group in ["ptx", "cubin", "cuda_plan"]:
         native.filegroup(name = "{}_{}".format(lib, group), srcs = [":" + lib], output_group = group, tags = ["manual"])
+    with_toolkit(
+        name = name + "_inputs",
+        srcs = [":{}_{}".format(lib, g) for g in ["ptx", "cubin", "cuda_plan"]] + ["//cuda_rules:toolkit_files"],
+        toolkit = toolkit,
+        tags = ["manual"],
+        testonly = True,
+    )
     py_test(
         name = name,
         size = size,
@@ -28,13 +62,7 @@ def fidelity_test(name, srcs, reference_extra = [], expect = "equal", size = "me
             "--package=" + native.package_name(),
             "--expect=" + expect,
         ] + (["--reference_extra=" + ",".join(reference_extra)] if reference_extra else []),
-        data = srcs + [
-            ":{}_{}".format(lib, g)
-            for g in ["ptx", "cubin", "cuda_plan"]
-        ] + [
-            "@local_cuda//:compiler_files",
-            "@local_cuda//:bin/nvcc",
-        ],
+        data = srcs + [":" + name + "_inputs"],
         deps = [
             "//tools/nvcc_plan:nvcc_plan_lib",
             "@rules_cuda_stages_pypi//absl_py",

@@ -45,6 +45,7 @@ class Spawn:
     runner: str
     wall_s: float
     target: str
+    digest: str = ""  # the action key (Bazel's digest of the spawn)
 
     @property
     def arch(self):
@@ -96,6 +97,7 @@ def read_json_log(path):
                 runner=obj.get("runner", ""),
                 wall_s=_seconds(metrics.get("executionWallTime") or metrics.get("totalTime")),
                 target=obj.get("targetLabel", ""),
+                digest=(obj.get("digest") or {}).get("hash", ""),
             )
         )
     return spawns

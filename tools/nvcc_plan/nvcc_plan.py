@@ -2,7 +2,7 @@
 
   bazel run //tools:nvcc_plan -- [--format=table|json] [--graph] [--nvcc=PATH] <nvcc args>
 
-Runs `nvcc --dryrun <nvcc args>` with the toolkit of @local_cuda (or --nvcc)
+Runs `nvcc --dryrun <nvcc args>` with the build's CUDA toolkit (or --nvcc)
 in the directory bazel run was called from, and prints each command's stage
 (host preprocess, cudafe++, per-arch device preprocess / cicc / ptxas,
 fatbinary, host compile), its arch, and the files that link the stages.
@@ -22,14 +22,17 @@ from tools.nvcc_plan import nvcc_plan_lib
 FLAGS = flags.FLAGS
 flags.DEFINE_enum("format", "table", ["table", "json"], "Output format.")
 flags.DEFINE_bool("graph", False, "Print the stage graph as Graphviz dot.")
-flags.DEFINE_string("nvcc", None, "nvcc to ask (default: the one of @local_cuda).")
+flags.DEFINE_string("nvcc", None, "nvcc to ask (default: the selected toolkit's, see --@rules_cuda_stages//cuda_rules:toolkit).")
 
 
 def _default_nvcc():
-    path = runfiles.Create().Rlocation("local_cuda/bin/nvcc")
-    if not path or not os.path.exists(path):
-        raise app.UsageError("cannot find @local_cuda's nvcc in the runfiles; pass --nvcc=PATH")
-    return os.path.realpath(path)
+    # //cuda_rules:toolkit_files puts the selected toolkit's bin/nvcc in the runfiles.
+    root = runfiles.Create().EnvVars().get("RUNFILES_DIR") or os.path.abspath(sys.argv[0]) + ".runfiles"
+    for repo in sorted(os.listdir(root)):
+        path = os.path.join(root, repo, "bin", "nvcc")
+        if os.path.exists(path) and os.path.exists(os.path.join(root, repo, "bin", "nvcc.profile")):
+            return path
+    raise app.UsageError("cannot find the toolkit's nvcc in the runfiles (%s); pass --nvcc=PATH" % root)
 
 
 def main(argv):
