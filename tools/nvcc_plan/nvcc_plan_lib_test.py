@@ -45,6 +45,17 @@ class PlanTest(unittest.TestCase):
         self.assertTrue(cicc.argv[0].endswith("/nvvm/bin/cicc"), cicc.argv[0])  # $CICC_PATH expanded
         self.assertIn("--generate-line-info", plan.by_kind("ptxas")[0].argv)  # nvcc -lineinfo
 
+    def test_cuda_13_5_plans_the_same_stages(self):
+        # 13.5 adds --simt-only to cudafe++ and cicc and a CUDA_ROOT variable;
+        # the stages and their dataflow are those of 13.0.
+        old = _plan("cuda13.0_3virtual_4real.txt")
+        new = _plan("cuda13.5_3virtual_4real.txt")
+        self.assertEqual(_kinds(new), _kinds(old))
+        self.assertIn("--simt-only", new.by_kind("cicc")[0].argv)
+        self.assertNotIn("--simt-only", old.by_kind("cicc")[0].argv)
+        self.assertIn("CUDA_ROOT", new.env_dict())
+        self.assertEqual(len(new.edges()), len(old.edges()))
+
     def test_every_arch_list_macro_is_the_whole_list(self):
         plan = _plan("cuda13.0_3virtual_4real.txt")
         for stage in plan.by_kind("device_preprocess") + plan.by_kind("host_preprocess"):
