@@ -153,7 +153,9 @@ class ReuseTest(unittest.TestCase):
         cls.two = Checkout(tmp, "developer-checkout-at-a-longer-path")
         cls.ci_log = os.path.join(tmp, "ci.json")
         cls.cold_log = os.path.join(tmp, "cold2.json")
-        cls.dev_log = os.path.join(tmp, "dev.json")
+        # The developer build writes Bazel's binary log (the CI builds JSON
+        # ones), so both formats of real logs are read.
+        cls.dev_log = os.path.join(tmp, "dev.binlog")
         try:
             cls.one.bazel("build", "--//cuda_rules:archs=" + CI_ARCHS, "--disk_cache=" + cls.disk_cache,
                           "--execution_log_json_file=" + cls.ci_log, *TARGETS)
@@ -166,7 +168,7 @@ class ReuseTest(unittest.TestCase):
             cls.two_outputs = cls.two.cuda_outputs()
             cls.two.bazel("clean")
             cls.two.bazel("build", "--//cuda_rules:archs=sm_90", "--disk_cache=" + cls.disk_cache,
-                          "--execution_log_json_file=" + cls.dev_log, *TARGETS)
+                          "--execution_log_binary_file=" + cls.dev_log, *TARGETS)
             cls.device_error = cls.two.bazel_fails("build", "//tests/e2e/broken:device_error")
             cls.too_new_gcc = _too_new_gcc()
             if TOOLKIT == "13.0":
@@ -194,7 +196,7 @@ class ReuseTest(unittest.TestCase):
         # where the checkout, the output base or the toolkit's files are.
         def keys(log):
             return sorted((s.mnemonic, s.arch, s.outputs[0], s.digest)
-                          for s in cache_report_lib.read_json_log(log)
+                          for s in cache_report_lib.read_log(log)
                           if s.mnemonic in ("CudaCicc", "CudaPtxas"))
         one, two = keys(self.ci_log), keys(self.cold_log)
         self.assertEqual(len(one), 24)  # 3 sources x (4 cicc + 4 ptxas)
@@ -202,7 +204,7 @@ class ReuseTest(unittest.TestCase):
         self.assertEqual(one, two)
 
     def test_developer_sm90_build_reuses_ci_device_code(self):
-        spawns = cache_report_lib.read_json_log(self.dev_log)
+        spawns = cache_report_lib.read_log(self.dev_log)
         device = [s for s in spawns if s.mnemonic in ("CudaCicc", "CudaPtxas")]
         self.assertTrue(device)
         self.assertEqual({s.arch for s in device}, {"compute_90", "sm_90"})
@@ -212,7 +214,7 @@ class ReuseTest(unittest.TestCase):
         self.assertEqual(misses, [], "plain-kernel sm_90 stages that were not cache hits")
         print("\nCUDA %s: developer build, sm_90 after CI's %s build:" % (TOOLKIT, CI_ARCHS))
         sys.stdout.write(cache_report_lib.format_rows(
-            cache_report_lib.summarize(spawns, cache_report_lib.read_json_log(self.ci_log)), "table"))
+            cache_report_lib.summarize(spawns, cache_report_lib.read_log(self.ci_log)), "table"))
         for s in device:
             if s not in plain:
                 print("CCCL source %s %s %s: %s" % (s.target, s.mnemonic, s.arch, "hit" if s.cache_hit else "miss (ABI namespace holds the arch list)"))
@@ -240,8 +242,17 @@ class ReuseTest(unittest.TestCase):
         self.assertIn("sha256 " + "0" * 64, err)
         self.assertIn("tools/cuda_wheels/lock.py 13.5", err)
 
+    def test_binary_log_is_read(self):
+        # Bazel's own binary log, parsed with execlog.proto's generated code.
+        with open(self.dev_log, "rb") as f:
+            self.assertNotEqual(f.read(1), b"{")
+        spawns = cache_report_lib.read_log(self.dev_log)
+        cicc = [s for s in spawns if s.mnemonic == "CudaCicc"]
+        self.assertEqual(len(cicc), 3)
+        self.assertTrue(all(s.digest and s.inputs and s.outputs and s.target for s in cicc))
+
     def test_stage_actions_ran_sandboxed(self):
-        spawns = cache_report_lib.read_json_log(self.cold_log)
+        spawns = cache_report_lib.read_log(self.cold_log)
         runners = {s.runner for s in spawns if s.mnemonic.startswith("Cuda") and not s.cache_hit}
         self.assertTrue(runners)
         self.assertTrue(all("sandbox" in r for r in runners), runners)

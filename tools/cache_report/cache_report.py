@@ -1,7 +1,7 @@
 """Reports reuse per CUDA stage and arch from Bazel's execution log.
 
-  bazel build ... --execution_log_json_file=/tmp/exec.json
-  bazel run //tools/cache_report -- /tmp/exec.json [--baseline=/tmp/earlier.json] [--format=table|csv|json]
+  bazel build ... --execution_log_binary_file=/tmp/exec.log   (or --execution_log_json_file)
+  bazel run //tools/cache_report -- /tmp/exec.log [--baseline=/tmp/earlier.log] [--format=table|csv|json]
 
 A table of stage x arch: actions, cache hits (disk or remote), executed, the
 wall seconds executed, and (with --baseline, the log of the build that filled
@@ -20,6 +20,7 @@ FLAGS = flags.FLAGS
 flags.DEFINE_enum("format", "table", ["table", "csv", "json"], "Output format.")
 flags.DEFINE_string("baseline", None, "Execution log of the build that filled the cache.")
 flags.DEFINE_bool("all_mnemonics", False, "Also list non-CUDA actions.")
+flags.DEFINE_string("graph", None, "Print the stage DAG of this target (a label) as Graphviz dot, cache hits filled.")
 
 
 def _path(p):
@@ -31,11 +32,18 @@ def main(argv):
     if len(argv) != 2:
         raise app.UsageError("give one execution log: cache_report LOG")
     try:
-        spawns = cache_report_lib.read_json_log(_path(argv[1]))
-        baseline = cache_report_lib.read_json_log(_path(FLAGS.baseline)) if FLAGS.baseline else None
+        spawns = cache_report_lib.read_log(_path(argv[1]))
+        baseline = cache_report_lib.read_log(_path(FLAGS.baseline)) if FLAGS.baseline else None
     except (OSError, cache_report_lib.LogError) as e:
         print("cache_report: error: %s" % e, file=sys.stderr)
         return 1
+    if FLAGS.graph:
+        try:
+            sys.stdout.write(cache_report_lib.stage_graph(spawns, FLAGS.graph))
+        except cache_report_lib.LogError as e:
+            print("cache_report: error: %s" % e, file=sys.stderr)
+            return 1
+        return 0
     rows = cache_report_lib.summarize(spawns, baseline, only_cuda=not FLAGS.all_mnemonics)
     sys.stdout.write(cache_report_lib.format_rows(rows, FLAGS.format))
     if baseline is not None and FLAGS.format == "table":

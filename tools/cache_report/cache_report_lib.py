@@ -1,7 +1,8 @@
 """Reads Bazel's execution log and reports reuse per CUDA stage and arch.
 
-Input: the file written by `--execution_log_json_file` (a stream of JSON
-SpawnExec objects). Each spawn is attributed to a stage (its mnemonic) and an
+Input: the file written by `--execution_log_binary_file` (varint-delimited
+SpawnExec protobuf messages, parsed with the generated code of execlog.proto)
+or by `--execution_log_json_file` (a stream of JSON SpawnExec objects). Each spawn is attributed to a stage (its mnemonic) and an
 arch, read from its output paths: cuda_library writes per-arch outputs under
 .../compute_XX/ (device preprocess, cicc) and .../compute_XX/sm_YY/ (ptxas).
 """
@@ -46,6 +47,7 @@ class Spawn:
     wall_s: float
     target: str
     digest: str = ""  # the action key (Bazel's digest of the spawn)
+    inputs: list = dataclasses.field(default_factory=list)
 
     @property
     def arch(self):
@@ -63,6 +65,79 @@ class Spawn:
 def _seconds(value):
     m = _SECONDS.match(value or "")
     return float(m.group(1)) if m else 0.0
+
+
+def read_log(path):
+    """Returns the spawns of a binary or JSON execution log (detected from its first byte)."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(64)
+    except OSError as e:
+        raise LogError("cannot read %s: %s" % (path, e.strerror))
+    if head.lstrip()[:1] == b"{":
+        return read_json_log(path)
+    return read_binary_log(path)
+
+
+def _varint(data, pos):
+    result = shift = 0
+    while True:
+        if pos >= len(data):
+            raise LogError("truncated length prefix")
+        byte = data[pos]
+        pos += 1
+        result |= (byte & 0x7F) << shift
+        if not byte & 0x80:
+            return result, pos
+        shift += 7
+        if shift > 63:
+            raise LogError("bad length prefix")
+
+
+def _duration_s(duration):
+    return duration.seconds + duration.nanos / 1e9
+
+
+def read_binary_log(path):
+    """Returns the spawns of a `--execution_log_binary_file` log."""
+    from google.protobuf.message import DecodeError
+
+    from tools.cache_report import execlog_pb2
+
+    with open(path, "rb") as f:
+        data = f.read()
+    spawns = []
+    pos = 0
+    while pos < len(data):
+        try:
+            size, start = _varint(data, pos)
+        except LogError as e:
+            raise LogError("%s: not a complete binary execution log (%s after %d spawns)" % (path, e, len(spawns)))
+        end = start + size
+        if end > len(data):
+            raise LogError("%s: not a complete binary execution log (entry %d is cut off)" % (path, len(spawns) + 1))
+        try:
+            spawn = execlog_pb2.SpawnExec.FromString(data[start:end])
+        except DecodeError as e:
+            raise LogError("%s: entry %d is not a SpawnExec (%s): not a Bazel execution log?" % (path, len(spawns) + 1, e))
+        if not spawn.command_args:
+            raise LogError("%s: entry %d is not a SpawnExec (no command): not a Bazel execution log?" % (path, len(spawns) + 1))
+        metrics = spawn.metrics
+        wall = metrics.execution_wall_time if metrics.HasField("execution_wall_time") else metrics.total_time
+        spawns.append(
+            Spawn(
+                mnemonic=spawn.mnemonic,
+                outputs=list(spawn.listed_outputs),
+                cache_hit=spawn.cache_hit,
+                runner=spawn.runner,
+                wall_s=_duration_s(wall),
+                target=spawn.target_label,
+                digest=spawn.digest.hash,
+                inputs=[i.path for i in spawn.inputs],
+            )
+        )
+        pos = end
+    return spawns
 
 
 def read_json_log(path):
@@ -98,6 +173,7 @@ def read_json_log(path):
                 wall_s=_seconds(metrics.get("executionWallTime") or metrics.get("totalTime")),
                 target=obj.get("targetLabel", ""),
                 digest=(obj.get("digest") or {}).get("hash", ""),
+                inputs=[i.get("path", "") for i in obj.get("inputs", [])],
             )
         )
     return spawns
@@ -179,4 +255,31 @@ def format_rows(rows, fmt):
         lines.append("  ".join(c.ljust(w) if j < 2 else c.rjust(w) for j, (c, w) in enumerate(zip(row, widths))))
         if i == 0 or i == len(table) - 2:
             lines.append("  ".join("-" * w for w in widths))
+    return "\n".join(lines) + "\n"
+
+
+def stage_graph(spawns, target):
+    """Graphviz dot of the CUDA stage actions of one target, linked by the files they pass."""
+    mine = [s for s in spawns if s.mnemonic.startswith("Cuda") and (s.target == target or s.target.endswith(target))]
+    if not mine:
+        raise LogError("no CUDA stage actions of %s in the log (targets: %s)" % (
+            target, ", ".join(sorted({s.target for s in spawns if s.mnemonic.startswith("Cuda")})) or "none"))
+    producer = {}
+    for i, s in enumerate(mine):
+        for path in s.outputs:
+            producer[path] = i
+    lines = ["digraph cuda_stages {", "  rankdir=LR;", "  node [shape=box, fontname=monospace];"]
+    for i, s in enumerate(mine):
+        label = s.mnemonic + ("\\n" + s.arch if s.arch != "-" else "")
+        style = ", style=filled, fillcolor=palegreen" if s.cache_hit else ""
+        lines.append('  a%d [label="%s"%s];' % (i, label, style))
+    edges = set()
+    for i, s in enumerate(mine):
+        for path in s.inputs:
+            j = producer.get(path)
+            if j is not None and j != i:
+                edges.add((j, i, path.rsplit("/", 1)[-1]))
+    for j, i, name in sorted(edges):
+        lines.append('  a%d -> a%d [label="%s"];' % (j, i, name))
+    lines.append("}")
     return "\n".join(lines) + "\n"

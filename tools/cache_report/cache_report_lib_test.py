@@ -6,12 +6,14 @@ import tempfile
 import unittest
 
 from tools.cache_report import cache_report_lib as lib
+from tools.cache_report import execlog_pb2
 
 BASE = "bazel-out/k8-fastbuild/bin/pkg/_cuda/t/k/"
 
 
-def spawn(mnemonic, outputs, hit, wall="1.5s", runner=None):
+def spawn(mnemonic, outputs, hit, wall="1.5s", runner=None, inputs=()):
     return {
+        "inputs": [{"path": BASE + i} for i in inputs],
         "commandArgs": ["/bin/sh", "x.sh"],
         "mnemonic": mnemonic,
         "listedOutputs": [BASE + o for o in outputs],
@@ -26,6 +28,35 @@ def write(entries, raw=None):
     fd, path = tempfile.mkstemp(dir=os.environ.get("TEST_TMPDIR"))
     with os.fdopen(fd, "w") as f:
         f.write(raw if raw is not None else "\n".join(json.dumps(e, indent=2) for e in entries))
+    return path
+
+
+def write_binary(entries, cut=0):
+    out = b""
+    for e in entries:
+        msg = execlog_pb2.SpawnExec(
+            command_args=e["commandArgs"],
+            listed_outputs=e["listedOutputs"],
+            mnemonic=e["mnemonic"],
+            runner=e["runner"],
+            cache_hit=e["cacheHit"],
+            target_label=e["targetLabel"],
+        )
+        msg.digest.hash = "ab" * 32
+        msg.metrics.execution_wall_time.FromNanoseconds(int(float(e["metrics"]["executionWallTime"][:-1]) * 1e9))
+        body = msg.SerializeToString()
+        size = len(body)
+        prefix = b""
+        while True:
+            byte = size & 0x7F
+            size >>= 7
+            prefix += bytes([byte | (0x80 if size else 0)])
+            if not size:
+                break
+        out += prefix + body
+    fd, path = tempfile.mkstemp(dir=os.environ.get("TEST_TMPDIR"))
+    with os.fdopen(fd, "wb") as f:
+        f.write(out[: len(out) - cut])
     return path
 
 
@@ -57,6 +88,35 @@ class CacheReportTest(unittest.TestCase):
         self.assertAlmostEqual(sum(r.saved_s for r in rows), 2.0)
         self.assertAlmostEqual(lib.device_fraction_from_cache(rows), 2.0 / 3.0)
 
+    def test_binary_log_reads_like_the_json_one(self):
+        entries = [
+            spawn("CudaCicc", ["compute_90/k.ptx"], True, "0.01s"),
+            spawn("CudaPtxas", ["compute_80/sm_86/k.cubin"], False, "0.25s"),
+        ]
+        binary = lib.read_log(write_binary(entries))
+        json_ = lib.read_log(write(entries))
+        self.assertEqual([(s.mnemonic, s.arch, s.cache_hit, s.runner, s.wall_s) for s in binary],
+                         [(s.mnemonic, s.arch, s.cache_hit, s.runner, s.wall_s) for s in json_])
+        self.assertEqual(binary[0].digest, "ab" * 32)
+
+    def test_truncated_binary_log_is_a_clear_error(self):
+        entries = [spawn("CudaCicc", ["compute_90/k.ptx"], True)] * 3
+        with self.assertRaisesRegex(lib.LogError, "not a complete binary execution log"):
+            lib.read_log(write_binary(entries, cut=5))
+
+    def test_stage_graph_links_actions_by_files(self):
+        spawns = lib.read_log(write([
+            spawn("CudaDevicePreprocess", ["compute_90/k.cpp1.ii"], False),
+            spawn("CudaCicc", ["compute_90/k.ptx"], True, inputs=["compute_90/k.cpp1.ii"]),
+            spawn("CudaPtxas", ["compute_90/sm_90/k.cubin"], False, inputs=["compute_90/k.ptx"]),
+        ]))
+        dot = lib.stage_graph(spawns, "//pkg:t")
+        self.assertIn('a0 -> a1 [label="k.cpp1.ii"]', dot)
+        self.assertIn('a1 -> a2 [label="k.ptx"]', dot)
+        self.assertIn("fillcolor=palegreen", dot)  # the cache hit
+        with self.assertRaisesRegex(lib.LogError, "no CUDA stage actions of //other:x"):
+            lib.stage_graph(spawns, "//other:x")
+
     def test_formats(self):
         rows = lib.summarize(lib.read_json_log(write([spawn("CudaCicc", ["compute_90/k.ptx"], True)])))
         self.assertIn("CudaCicc", lib.format_rows(rows, "table"))
@@ -76,6 +136,8 @@ class CacheReportTest(unittest.TestCase):
             f.write(b"\x8a\x01\xff\xfe binary")
         with self.assertRaisesRegex(lib.LogError, "binary"):
             lib.read_json_log(path)
+        with self.assertRaisesRegex(lib.LogError, "not a (complete binary execution log|SpawnExec)"):
+            lib.read_log(path)
 
 
 if __name__ == "__main__":
