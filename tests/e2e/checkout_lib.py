@@ -1,0 +1,110 @@
+"""Checkouts of this repository built with a nested Bazel, for end-to-end tests.
+
+Each Checkout is a copy of the working tree at its own absolute path with its
+own output base, so two of them stand for two machines (CI, a developer).
+"""
+
+import hashlib
+import os
+import shutil
+import subprocess
+
+from runfiles import runfiles
+
+CUDA_OUTPUT_SUFFIXES = (".ii", ".cpp", ".ptx", ".cubin", ".fatbin", ".c", ".o", ".module_id", ".sh")
+TOOLKIT = os.environ.get("CUDA_TOOLKIT", "13.0")
+
+
+def _source_workspace():
+    marker = runfiles.Create().Rlocation("rules_cuda_stages/MODULE.bazel")
+    return os.path.dirname(os.path.realpath(marker))
+
+
+def _bazel():
+    path = os.environ.get("BAZEL") or shutil.which("bazel")
+    if not path:
+        raise AssertionError("this test runs Bazel itself: put bazel on PATH or set --test_env=BAZEL=/path/to/bazel")
+    return path
+
+
+def _toolkit_flags():
+    # A hermetic toolkit (NVIDIA's wheels, fetched by each nested build into
+    # its own output base through one repository cache).
+    return ["--//cuda_rules:toolkit=" + TOOLKIT]
+
+
+def _offline_flags():
+    # Debian's offline Bazel (tools/bazelw's chroot) needs the project's
+    # --config=offline; a Bazel with registry access does not.
+    try:
+        with open("/etc/bazel/bazelrc") as f:
+            return ["--config=offline"] if "--override_module=rules_cc" in f.read() else []
+    except OSError:
+        return []
+
+
+class Checkout:
+    """A copy of the working tree at <root>/<name>/rules_cuda_stages, built with its own output base."""
+
+    def __init__(self, root, name):
+        self.dir = os.path.join(root, name, "rules_cuda_stages")
+        self.output_base = os.path.join(root, name + ".output_base")
+        shutil.copytree(
+            _source_workspace(),
+            self.dir,
+            symlinks=True,
+            ignore=shutil.ignore_patterns("bazel-*", ".git", "user.bazelrc", ".exec*.json", "MODULE.bazel.lock"),
+        )
+
+    def bazel_fails(self, *args):
+        """Runs a build that must fail; returns its stderr."""
+        try:
+            self.bazel(*args)
+        except AssertionError as e:
+            return str(e)
+        raise AssertionError("`bazel %s` succeeded, but it must fail" % " ".join(args))
+
+    def _command(self, args, startup=()):
+        tmp = os.environ["TEST_TMPDIR"]
+        cmd = [_bazel(), "--output_base=" + self.output_base, *startup, args[0]]
+        if args[0] != "clean" and args[0] != "shutdown" and args[0] != "info":
+            cmd += _offline_flags() + _toolkit_flags() + [
+                "--repository_cache=" + os.path.join(tmp, "repository_cache"),
+                "--noshow_progress",
+            ]
+        elif args[0] == "info":
+            cmd += _offline_flags() + _toolkit_flags()
+        cmd += list(args[1:])
+        return cmd, dict(os.environ, HOME=tmp)
+
+    def bazel(self, *args, startup=()):
+        """Runs Bazel in this checkout; returns stdout, raises AssertionError on failure."""
+        cmd, env = self._command(args, startup)
+        proc = subprocess.run(cmd, cwd=self.dir, env=env, capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise AssertionError("`%s` failed:\n%s" % (" ".join(cmd), proc.stderr[-6000:]))
+        return proc.stdout
+
+    def start(self, *args):
+        """Starts Bazel in the background; returns the Popen (stdout+stderr piped, text)."""
+        cmd, env = self._command(args)
+        return subprocess.Popen(cmd, cwd=self.dir, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+    def file(self, path):
+        """Bytes of a file under bazel-bin."""
+        with open(os.path.join(self.bazel("info", "bazel-bin").strip(), path), "rb") as f:
+            return f.read()
+
+    def cuda_outputs(self):
+        """{path relative to bazel-bin: sha256} of every cuda_library stage output."""
+        bin_dir = self.bazel("info", "bazel-bin").strip()
+        out = {}
+        for dirpath, _, files in os.walk(bin_dir):
+            if "/_cuda/" not in dirpath + "/":
+                continue
+            for name in files:
+                if name.endswith(CUDA_OUTPUT_SUFFIXES):
+                    path = os.path.join(dirpath, name)
+                    with open(path, "rb") as f:
+                        out[os.path.relpath(path, bin_dir)] = hashlib.sha256(f.read()).hexdigest()
+        return out

@@ -1,0 +1,154 @@
+"""Real REAPI servers on 127.0.0.1 for tests: started on free ports, waited
+for, and stopped by PID (bounded in time; stopped on failure too).
+
+RemoteWorker is Bazel's own remote execution + CAS + action cache server
+(`src/tools/remote` of Bazel's sources, from Debian's bazel-bootstrap-source
+package, which tools/bazelw installs). It is compiled here with javac against
+Bazel's own jars, with one change: it binds 127.0.0.1 instead of every
+interface. It runs actions with the tools of this machine, so a CUDA action is
+hermetic only if its toolkit comes in as action inputs, which it does.
+"""
+
+import contextlib
+import glob
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import time
+
+BAZEL_SOURCES = os.environ.get("BAZEL_BOOTSTRAP_SOURCE", "/usr/src/bazel-bootstrap")
+BAZEL_SHARE = "/usr/share/bazel"
+_WORKER = "src/tools/remote/src/main/java/com/google/devtools/build/remote/worker"
+
+
+class FixtureError(RuntimeError):
+    pass
+
+
+def free_port():
+    with contextlib.closing(socket.socket(socket.AF_INET, socket.SOCK_STREAM)) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_for_port(port, proc, timeout_s=60.0):
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise FixtureError("server exited with %s before listening on 127.0.0.1:%d" % (proc.returncode, port))
+        with contextlib.closing(socket.socket(socket.AF_INET, socket.SOCK_STREAM)) as s:
+            s.settimeout(0.5)
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.2)
+    raise FixtureError("nothing listened on 127.0.0.1:%d within %.0f s" % (port, timeout_s))
+
+
+def _classpath():
+    jars = [os.path.join(BAZEL_SHARE, "A-server.jar")]
+    with open(os.path.join(BAZEL_SHARE, "bazel_classpath_debian_depends.txt")) as f:
+        for entry in re.split(r"[:\s]+", f.read()):
+            if entry and os.path.exists(entry):  # a few listed jars are not shipped
+                jars.append(entry)
+    return ":".join(jars)
+
+
+def build_remote_worker(out_dir):
+    """Compiles RemoteWorker into out_dir/classes; returns (classes dir, classpath)."""
+    worker = os.path.join(BAZEL_SOURCES, _WORKER)
+    if not os.path.isdir(worker) or not shutil.which("javac"):
+        raise FixtureError(
+            "Bazel's RemoteWorker sources (%s) or javac are missing: this test needs Debian's "
+            "bazel-bootstrap-source package and a JDK (tools/bazelw's root filesystem has both)" % worker)
+    src_dir = os.path.join(out_dir, "src")
+    classes = os.path.join(out_dir, "classes")
+    os.makedirs(classes, exist_ok=True)
+    sources = []
+    for path in glob.glob(os.path.join(worker, "**", "*.java"), recursive=True) + [
+        os.path.join(BAZEL_SOURCES, "tools/java/runfiles", name) for name in ("Runfiles.java", "Util.java")
+    ]:
+        with open(path) as f:
+            text = f.read()
+        if path.endswith("RemoteWorker.java"):
+            # Listen on loopback only (upstream binds every interface).
+            patched = text.replace(
+                "NettyServerBuilder.forPort(workerOptions.listenPort)",
+                'NettyServerBuilder.forAddress(new java.net.InetSocketAddress("127.0.0.1", workerOptions.listenPort))',
+            ).replace(
+                "b.bind(remoteWorkerOptions.httpListenPort)",
+                'b.bind("127.0.0.1", remoteWorkerOptions.httpListenPort)',
+            )
+            if patched.count("127.0.0.1") != 2:
+                raise FixtureError("RemoteWorker.java changed: cannot make it bind 127.0.0.1 only")
+            text = patched
+        dest = os.path.join(src_dir, os.path.relpath(path, BAZEL_SOURCES))
+        os.makedirs(os.path.dirname(dest), exist_ok=True)
+        with open(dest, "w") as f:
+            f.write(text)
+        sources.append(dest)
+    cp = _classpath()
+    proc = subprocess.run(["javac", "-proc:none", "-nowarn", "-d", classes, "-cp", cp] + sources,
+                          capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise FixtureError("javac RemoteWorker failed:\n" + proc.stderr[-4000:])
+    return classes, cp
+
+
+class RemoteWorker:
+    """Bazel's RemoteWorker: CAS, action cache and (optionally) execution."""
+
+    def __init__(self, root, jobs=2, execution=True):
+        self.root = root
+        self.jobs = jobs
+        self.execution = execution
+        self.port = None
+        self.proc = None
+        self.cas_path = os.path.join(root, "cas")
+        self.log_path = os.path.join(root, "worker.log")
+
+    @property
+    def address(self):
+        return "grpc://127.0.0.1:%d" % self.port
+
+    def start(self, classes, classpath):
+        os.makedirs(self.cas_path, exist_ok=True)
+        work = os.path.join(self.root, "work")
+        os.makedirs(work, exist_ok=True)
+        runfiles = os.path.join(self.root, "runfiles")
+        os.makedirs(runfiles, exist_ok=True)
+        self.port = free_port()
+        args = [
+            "java", "-cp", classes + ":" + classpath,
+            "com.google.devtools.build.remote.worker.RemoteWorker",
+            "--listen_port=%d" % self.port,
+            "--cas_path=" + self.cas_path,
+            "--pid_file=" + os.path.join(self.root, "pid"),
+        ]
+        if self.execution:
+            args += ["--work_path=" + work, "--jobs=%d" % self.jobs]
+        log = open(self.log_path, "ab")
+        self.proc = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT,
+                                     env=dict(os.environ, RUNFILES_DIR=runfiles), start_new_session=True)
+        try:
+            wait_for_port(self.port, self.proc)
+        except FixtureError:
+            self.stop()
+            raise
+        return self
+
+    def stop(self, timeout_s=20.0):
+        if self.proc is None or self.proc.poll() is not None:
+            return
+        os.killpg(self.proc.pid, signal.SIGTERM)
+        try:
+            self.proc.wait(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait(timeout=timeout_s)
+
+    def blobs(self):
+        """Paths of the CAS blobs on disk."""
+        return [p for p in glob.glob(os.path.join(self.cas_path, "**"), recursive=True) if os.path.isfile(p)]

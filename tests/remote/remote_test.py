@@ -1,0 +1,150 @@
+"""Remote cache and remote execution against a real REAPI server.
+
+Bazel's own RemoteWorker (tests/remote/reapi.py) serves CAS, action cache and
+execution on 127.0.0.1. Every scenario reads Bazel's execution log:
+
+1. CI -> developer through --remote_cache: checkout 1 builds the examples for
+   4 archs; checkout 2 (another path, its own output base) builds sm_90 only:
+   every sm_90 CudaCicc and CudaPtxas of the plain-kernel examples is a remote
+   cache hit.
+2. Remote execution with --remote_download_minimal: every CUDA stage action
+   runs on the executor (runner "remote"), none locally; the binary fetched
+   afterwards equals a local build's byte for byte.
+3. Faults: the server is stopped in the middle of a build with
+   --remote_cache and --remote_local_fallback: the build still succeeds and its
+   device code equals a local build's. A CAS blob (a cubin) is corrupted on the
+   server's disk: the next build never produces a wrong cubin.
+"""
+
+import hashlib
+import os
+import sys
+import time
+import unittest
+
+from tests.e2e.checkout_lib import Checkout
+from tests.remote import reapi
+from tools.cache_report import cache_report_lib
+
+CI_ARCHS = "sm_75,sm_80,sm_86,sm_90,compute_90"
+PLAIN = ("//vector_add:", "//templated:")
+EXAMPLES = "@rules_cuda_stages_examples//..."
+DEMO = "@rules_cuda_stages_examples//vector_add:vector_add_demo"
+DEMO_PATH = "external/rules_cuda_stages_examples~/vector_add/vector_add_demo"
+CUBIN = "external/rules_cuda_stages_examples~/vector_add/_cuda/vector_add/vector_add/compute_{a}/sm_{a}/vector_add.cubin"
+
+
+def _log(tmp, name):
+    return os.path.join(tmp, name + ".binlog")
+
+
+class RemoteTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        tmp = os.environ["TEST_TMPDIR"]
+        cls.tmp = tmp
+        classes, classpath = reapi.build_remote_worker(os.path.join(tmp, "remote_worker"))
+        cls.worker = reapi.RemoteWorker(os.path.join(tmp, "server")).start(classes, classpath)
+        cls.ci = Checkout(tmp, "ci")
+        cls.dev = Checkout(tmp, "developer-at-another-path")
+        remote_cache = "--remote_cache=" + cls.worker.address
+        try:
+            # 1. CI -> developer through the remote cache.
+            cls.ci.bazel("build", "--//cuda_rules:archs=" + CI_ARCHS, remote_cache,
+                         "--execution_log_binary_file=" + _log(tmp, "ci"), EXAMPLES)
+            cls.dev.bazel("build", "--//cuda_rules:archs=sm_90", remote_cache,
+                          "--execution_log_binary_file=" + _log(tmp, "dev"), EXAMPLES)
+            # 2. Remote execution of everything, nothing downloaded but what is asked for.
+            cls.dev.bazel("clean")
+            cls.dev.bazel("build", "--//cuda_rules:archs=sm_89", "--remote_executor=" + cls.worker.address,
+                          "--noremote_accept_cached", "--remote_download_minimal",
+                          "--execution_log_binary_file=" + _log(tmp, "rbe"), DEMO)
+            cls.dev.bazel("build", "--//cuda_rules:archs=sm_89", "--remote_executor=" + cls.worker.address,
+                          "--remote_download_toplevel", DEMO)
+            cls.remote_demo = cls.dev.file(DEMO_PATH)
+            cls.ci.bazel("build", "--//cuda_rules:archs=sm_89", DEMO)  # local reference
+            cls.local_demo = cls.ci.file(DEMO_PATH)
+            # 3a. The cache server goes away in the middle of a build.
+            cls.dev.bazel("clean")
+            build = cls.dev.start("build", "--//cuda_rules:archs=sm_87,sm_120", remote_cache, "--remote_download_all",
+                                  "--remote_local_fallback", "--remote_retries=1", "--remote_timeout=10", EXAMPLES)
+            time.sleep(8)
+            cls.stopped_during_build = build.poll() is None
+            cls.worker.stop()
+            cls.fallback_output = build.communicate(timeout=600)[0]
+            cls.fallback_status = build.returncode
+            cls.fallback_cubin = cls.dev.file(CUBIN.format(a="87")) if cls.fallback_status == 0 else None
+            cls.ci.bazel("build", "--//cuda_rules:archs=sm_87,sm_120", EXAMPLES)
+            cls.reference_cubin_87 = cls.ci.file(CUBIN.format(a="87"))
+            # 3b. A corrupted blob on the server's disk.
+            cls.worker.start(classes, classpath)
+            cls.ci.bazel("clean")
+            cls.ci.bazel("build", "--//cuda_rules:archs=sm_80", remote_cache, "--remote_download_all", DEMO)
+            good = cls.ci.file(CUBIN.format(a="80"))
+            digest = hashlib.sha256(good).hexdigest()
+            blobs = [b for b in cls.worker.blobs() if os.path.basename(b) == digest]
+            cls.corrupted = len(blobs)
+            for blob in blobs:
+                with open(blob, "r+b") as f:
+                    f.seek(len(good) // 2)
+                    f.write(b"\xde\xad\xbe\xef")
+            cls.dev.bazel("clean")
+            try:
+                cls.dev.bazel("build", "--//cuda_rules:archs=sm_80", remote_cache, "--remote_download_all",
+                              "--remote_local_fallback", DEMO)
+                cls.after_corruption = cls.dev.file(CUBIN.format(a="80"))
+                cls.corruption_error = None
+            except AssertionError as e:
+                cls.after_corruption = None
+                cls.corruption_error = str(e)
+            cls.good_cubin_80 = good
+        finally:
+            cls.worker.stop()
+            for checkout in (cls.ci, cls.dev):
+                try:
+                    checkout.bazel("shutdown")
+                except AssertionError:
+                    pass
+
+    def test_ci_to_developer_through_the_remote_cache(self):
+        spawns = cache_report_lib.read_log(_log(self.tmp, "dev"))
+        plain = [s for s in spawns if s.mnemonic in ("CudaCicc", "CudaPtxas") and any(p in s.target for p in PLAIN)]
+        self.assertEqual(len(plain), 4, [(s.target, s.mnemonic) for s in plain])
+        self.assertEqual([(s.target, s.mnemonic) for s in plain if s.runner != "remote cache hit"], [])
+        print("\ndeveloper build (sm_90) against the remote cache CI filled:")
+        sys.stdout.write(cache_report_lib.format_rows(
+            cache_report_lib.summarize(spawns, cache_report_lib.read_log(_log(self.tmp, "ci"))), "table"))
+
+    def test_every_stage_ran_on_the_executor(self):
+        spawns = cache_report_lib.read_log(_log(self.tmp, "rbe"))
+        stages = [s for s in spawns if s.mnemonic.startswith("Cuda")]
+        self.assertEqual({s.mnemonic for s in stages}, {
+            "CudaPlan", "CudaHostPreprocess", "CudaFrontend", "CudaDevicePreprocess", "CudaCicc",
+            "CudaPtxas", "CudaFatbinary", "CudaHostCompile"})
+        self.assertEqual({s.runner for s in stages}, {"remote"})
+        self.assertEqual([s.mnemonic for s in spawns if s.runner != "remote"], [])
+
+    def test_remotely_built_binary_equals_the_local_one(self):
+        self.assertGreater(len(self.local_demo), 100000)
+        self.assertEqual(hashlib.sha256(self.remote_demo).hexdigest(), hashlib.sha256(self.local_demo).hexdigest())
+
+    def test_build_survives_the_cache_server_stopping(self):
+        self.assertTrue(self.stopped_during_build, "the build ended before the server was stopped")
+        self.assertEqual(self.fallback_status, 0, self.fallback_output[-3000:])
+        print("\nbuild with the cache server stopped after 8 s: %s" % " | ".join(
+            line for line in self.fallback_output.splitlines() if "WARNING" in line and "emote" in line)[:600])
+        self.assertEqual(self.fallback_cubin, self.reference_cubin_87)
+
+    def test_a_corrupted_blob_never_yields_a_wrong_cubin(self):
+        self.assertGreater(self.corrupted, 0, "the cubin's blob was not found in the server's CAS")
+        print("\nafter corrupting the cubin's blob: %s" % (
+            "the build failed: " + self.corruption_error[-400:] if self.after_corruption is None
+            else "the build succeeded with the correct cubin"))
+        if self.after_corruption is None:
+            self.assertIn("digest", self.corruption_error.lower())
+        else:
+            self.assertEqual(self.after_corruption, self.good_cubin_80)
+
+
+if __name__ == "__main__":
+    unittest.main()
