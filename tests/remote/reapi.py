@@ -152,3 +152,94 @@ class RemoteWorker:
     def blobs(self):
         """Paths of the CAS blobs on disk."""
         return [p for p in glob.glob(os.path.join(self.cas_path, "**"), recursive=True) if os.path.isfile(p)]
+
+
+BUILDGRID_VERSION = "0.9.1"
+
+_BUILDGRID_CONFIG = """\
+# A cache-only BuildGrid on loopback: CAS, ByteStream and an action cache.
+server:
+  - !channel
+    address: "127.0.0.1:{port}"
+    insecure-mode: true
+authorization:
+  method: none
+monitoring:
+  enabled: false
+storages:
+  - !disk-storage &main-storage
+    path: {cas}
+caches:
+  - !lru-action-cache &main-action
+    storage: *main-storage
+    max-cached-refs: 100000
+    allow-updates: true
+instances:
+  - name: ""
+    services:
+      - !action-cache
+        cache: *main-action
+      - !cas
+        storage: *main-storage
+      - !bytestream
+        storage: *main-storage
+"""
+
+
+def install_buildgrid(venv):
+    """Installs BuildGrid (PyPI, needs Python >= 3.13) into a virtualenv; returns its bgd."""
+    bgd = os.path.join(venv, "bin", "bgd")
+    if os.path.exists(bgd):
+        return bgd
+    proc = subprocess.run(["python3", "-m", "venv", venv], capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise FixtureError("python3 -m venv failed (python3-venv missing?):\n" + proc.stderr[-2000:])
+    proc = subprocess.run([os.path.join(venv, "bin", "pip"), "install", "-q", "buildgrid==" + BUILDGRID_VERSION],
+                          capture_output=True, text=True, env=dict(os.environ, PIP_DISABLE_PIP_VERSION_CHECK="1"))
+    if proc.returncode != 0:
+        raise FixtureError("pip install buildgrid==%s failed:\n%s" % (BUILDGRID_VERSION, proc.stderr[-3000:]))
+    return bgd
+
+
+class BuildGridCache:
+    """BuildGrid serving CAS + action cache (no execution) from a disk CAS."""
+
+    def __init__(self, root, bgd):
+        self.root = root
+        self.bgd = bgd
+        self.port = None
+        self.proc = None
+
+    @property
+    def address(self):
+        return "grpc://127.0.0.1:%d" % self.port
+
+    def start(self):
+        cas = os.path.join(self.root, "cas")
+        os.makedirs(cas, exist_ok=True)
+        self.port = free_port()
+        config = os.path.join(self.root, "cache.yml")
+        with open(config, "w") as f:
+            f.write(_BUILDGRID_CONFIG.format(port=self.port, cas=cas))
+        lint = subprocess.run([self.bgd, "server", "lint", config], capture_output=True, text=True)
+        if lint.returncode != 0:
+            raise FixtureError("bgd server lint %s:\n%s" % (config, lint.stdout + lint.stderr))
+        log = open(os.path.join(self.root, "buildgrid.log"), "ab")
+        self.proc = subprocess.Popen([self.bgd, "server", "start", "--pid-file", os.path.join(self.root, "pid"), config],
+                                     stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        try:
+            wait_for_port(self.port, self.proc)
+        except FixtureError:
+            self.stop()
+            raise
+        return self
+
+    def stop(self, timeout_s=20.0):
+        if self.proc is None or self.proc.poll() is not None:
+            return
+        os.killpg(self.proc.pid, signal.SIGTERM)
+        try:
+            self.proc.wait(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait(timeout=timeout_s)

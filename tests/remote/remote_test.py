@@ -1,7 +1,8 @@
 """Remote cache and remote execution against a real REAPI server.
 
 Bazel's own RemoteWorker (tests/remote/reapi.py) serves CAS, action cache and
-execution on 127.0.0.1. Every scenario reads Bazel's execution log:
+execution on 127.0.0.1, and BuildGrid (from PyPI) a cache. Every scenario
+reads Bazel's execution log:
 
 1. CI -> developer through --remote_cache: checkout 1 builds the examples for
    4 archs; checkout 2 (another path, its own output base) builds sm_90 only:
@@ -14,6 +15,7 @@ execution on 127.0.0.1. Every scenario reads Bazel's execution log:
    --remote_cache and --remote_local_fallback: the build still succeeds and its
    device code equals a local build's. A CAS blob (a cubin) is corrupted on the
    server's disk: the next build never produces a wrong cubin.
+4. Scenario 1 again with BuildGrid as the remote cache.
 """
 
 import hashlib
@@ -98,8 +100,19 @@ class RemoteTest(unittest.TestCase):
                 cls.after_corruption = None
                 cls.corruption_error = str(e)
             cls.good_cubin_80 = good
+            cls.worker.stop()
+            # 4. The same CI -> developer reuse through BuildGrid, another REAPI server.
+            bgd = reapi.install_buildgrid(os.path.join(tmp, "buildgrid-venv"))
+            cls.buildgrid = reapi.BuildGridCache(os.path.join(tmp, "buildgrid"), bgd).start()
+            bg_cache = "--remote_cache=" + cls.buildgrid.address
+            cls.ci.bazel("build", "--//cuda_rules:archs=sm_100,sm_90", bg_cache, EXAMPLES)
+            cls.dev.bazel("clean")
+            cls.dev.bazel("build", "--//cuda_rules:archs=sm_100", bg_cache,
+                          "--execution_log_binary_file=" + _log(tmp, "dev_buildgrid"), EXAMPLES)
         finally:
             cls.worker.stop()
+            if getattr(cls, "buildgrid", None):
+                cls.buildgrid.stop()
             for checkout in (cls.ci, cls.dev):
                 try:
                     checkout.bazel("shutdown")
@@ -114,6 +127,13 @@ class RemoteTest(unittest.TestCase):
         print("\ndeveloper build (sm_90) against the remote cache CI filled:")
         sys.stdout.write(cache_report_lib.format_rows(
             cache_report_lib.summarize(spawns, cache_report_lib.read_log(_log(self.tmp, "ci"))), "table"))
+
+    def test_ci_to_developer_through_buildgrid(self):
+        spawns = cache_report_lib.read_log(_log(self.tmp, "dev_buildgrid"))
+        plain = [s for s in spawns if s.mnemonic in ("CudaCicc", "CudaPtxas") and any(p in s.target for p in PLAIN)]
+        self.assertEqual({s.arch for s in plain}, {"compute_100", "sm_100"})
+        self.assertEqual(len(plain), 4)
+        self.assertEqual([(s.target, s.mnemonic) for s in plain if s.runner != "remote cache hit"], [])
 
     def test_every_stage_ran_on_the_executor(self):
         spawns = cache_report_lib.read_log(_log(self.tmp, "rbe"))
