@@ -85,6 +85,8 @@ class ReuseTest(unittest.TestCase):
             cls.two.bazel("build", "--//cuda_rules:archs=sm_90", "--disk_cache=" + cls.disk_cache,
                           "--execution_log_binary_file=" + cls.dev_log, *TARGETS)
             cls.device_error = cls.two.bazel_fails("build", "//tests/e2e/broken:device_error")
+            cls.routing_log = os.path.join(tmp, "routing.binlog")
+            cls.two.bazel("build", "--execution_log_binary_file=" + cls.routing_log, "//tests/e2e/routing:routed")
             cls.too_new_gcc = _too_new_gcc()
             if TOOLKIT == "13.0":
                 cls.tampered_error = cls.two.bazel_fails(*_tampered_build(cls.two))
@@ -165,6 +167,14 @@ class ReuseTest(unittest.TestCase):
         cicc = [s for s in spawns if s.mnemonic == "CudaCicc"]
         self.assertEqual(len(cicc), 3)
         self.assertTrue(all(s.digest and s.inputs and s.outputs and s.target for s in cicc))
+
+    def test_per_stage_routing_through_exec_groups(self):
+        # exec_properties = {"cicc.Pool": ..., "ptxas.Pool": ...} reach only those stages' spawns.
+        pools = {s.mnemonic: s.platform.get("Pool") for s in cache_report_lib.read_log(self.routing_log)
+                 if s.mnemonic.startswith("Cuda")}
+        self.assertEqual(pools.pop("CudaCicc"), "cicc-workers")
+        self.assertEqual(pools.pop("CudaPtxas"), "large-memory")
+        self.assertEqual(set(pools.values()), {None}, pools)
 
     def test_stage_actions_ran_sandboxed(self):
         spawns = cache_report_lib.read_log(self.cold_log)

@@ -48,6 +48,7 @@ class Spawn:
     target: str
     digest: str = ""  # the action key (Bazel's digest of the spawn)
     inputs: list = dataclasses.field(default_factory=list)
+    platform: dict = dataclasses.field(default_factory=dict)  # exec properties, e.g. {"Pool": "large"}
 
     @property
     def arch(self):
@@ -134,6 +135,7 @@ def read_binary_log(path):
                 target=spawn.target_label,
                 digest=spawn.digest.hash,
                 inputs=[i.path for i in spawn.inputs],
+                platform={p.name: p.value for p in spawn.platform.properties},
             )
         )
         pos = end
@@ -174,6 +176,7 @@ def read_json_log(path):
                 target=obj.get("targetLabel", ""),
                 digest=(obj.get("digest") or {}).get("hash", ""),
                 inputs=[i.get("path", "") for i in obj.get("inputs", [])],
+                platform={p.get("name", ""): p.get("value", "") for p in (obj.get("platform") or {}).get("properties", [])},
             )
         )
     return spawns

@@ -15,6 +15,7 @@ def cicc_action(actions, *, cuda, script, cpp1, module_id, ptx, side_outputs, ar
         script = script,
         inputs = depset([cpp1, module_id], transitive = [cuda.cicc_files]),
         outputs = [ptx] + side_outputs,
+        exec_group = "cicc",
         mnemonic = "CudaCicc",
         progress_message = "Compiling device code for " + arch + " (cicc): %{output}",
     )

@@ -11,6 +11,7 @@ def ptxas_action(actions, *, cuda, script, ptx, cubin, arch):
         script = script,
         inputs = [ptx, cuda.ptxas],
         outputs = [cubin],
+        exec_group = "ptxas",
         mnemonic = "CudaPtxas",
         progress_message = "Assembling %{input} for " + arch,
     )

@@ -4,7 +4,7 @@ load("//cuda_rules/private:toolchain.bzl", "CUDA_TOOLCHAIN_TYPE")
 
 visibility(["//cuda_rules/..."])
 
-def run_stage(actions, *, script, inputs, outputs, mnemonic, progress_message):
+def run_stage(actions, *, script, inputs, outputs, mnemonic, progress_message, exec_group = None):
     """Runs `script` (nvcc's command for one stage) with /bin/sh.
 
     The script holds the stage's whole command line, so the action's key is
@@ -18,6 +18,8 @@ def run_stage(actions, *, script, inputs, outputs, mnemonic, progress_message):
       outputs: list of File the command writes.
       mnemonic: the stage's fixed mnemonic.
       progress_message: with %{label}/%{input}/%{output} placeholders.
+      exec_group: the rule's exec group for this stage ("cicc", "ptxas"), so
+        targets can route it with exec_properties = {"<group>.<key>": ...}.
     """
     args = actions.args()
     args.add(script)
@@ -28,5 +30,6 @@ def run_stage(actions, *, script, inputs, outputs, mnemonic, progress_message):
         outputs = outputs,
         mnemonic = mnemonic,
         progress_message = progress_message,
-        toolchain = CUDA_TOOLCHAIN_TYPE,
+        toolchain = None if exec_group else CUDA_TOOLCHAIN_TYPE,
+        exec_group = exec_group,
     )

@@ -520,6 +520,12 @@ CudaFrontend, and per arch CudaDevicePreprocess, CudaCicc, CudaPtxas, then CudaF
 CudaHostCompile), so caches reuse work per stage and per arch. Output groups: ptx, cubin, fatbin,
 cuda_objects, cuda_plan.""",
     attrs = _ATTRS,
+    # The heavy per-arch stages run in their own exec groups, so a target can
+    # route them to other workers: exec_properties = {"ptxas.Pool": "large"}.
+    exec_groups = {
+        "cicc": exec_group(toolchains = CUDA_TOOLCHAINS),
+        "ptxas": exec_group(toolchains = CUDA_TOOLCHAINS),
+    },
     fragments = ["cpp"],
     toolchains = CUDA_TOOLCHAINS + use_cc_toolchain(),
     provides = [CcInfo, CudaInfo],
