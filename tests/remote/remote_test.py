@@ -51,15 +51,15 @@ class RemoteTest(unittest.TestCase):
         cls.dev = Checkout(tmp, "developer-at-another-path")
         remote_cache = "--remote_cache=" + cls.worker.address
         try:
-            # 1. CI -> developer through the remote cache.
-            cls.ci.bazel("build", "--//cuda_rules:archs=" + CI_ARCHS, remote_cache,
+            # 1. CI -> developer through the remote cache (.bazelrc's --config=remote-cache).
+            cls.ci.bazel("build", "--config=remote-cache", "--//cuda_rules:archs=" + CI_ARCHS, remote_cache,
                          "--execution_log_binary_file=" + _log(tmp, "ci"), EXAMPLES)
-            cls.dev.bazel("build", "--//cuda_rules:archs=sm_90", remote_cache,
+            cls.dev.bazel("build", "--config=remote-cache", "--//cuda_rules:archs=sm_90", remote_cache,
                           "--execution_log_binary_file=" + _log(tmp, "dev"), EXAMPLES)
-            # 2. Remote execution of everything, nothing downloaded but what is asked for.
+            # 2. Remote execution of everything (.bazelrc's --config=rbe: --remote_download_minimal).
             cls.dev.bazel("clean")
-            cls.dev.bazel("build", "--//cuda_rules:archs=sm_89", "--remote_executor=" + cls.worker.address,
-                          "--noremote_accept_cached", "--remote_download_minimal",
+            cls.dev.bazel("build", "--config=rbe", "--//cuda_rules:archs=sm_89", "--remote_executor=" + cls.worker.address,
+                          "--noremote_accept_cached",
                           "--execution_log_binary_file=" + _log(tmp, "rbe"), DEMO)
             cls.dev.bazel("build", "--//cuda_rules:archs=sm_89", "--remote_executor=" + cls.worker.address,
                           "--remote_download_toplevel", DEMO)
