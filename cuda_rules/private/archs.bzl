@@ -131,3 +131,37 @@ def archs_string(archs):
         "{}:{}".format(v.virtual, ",".join(v.reals + ([v.virtual] if v.ptx else [])))
         for v in archs.virtuals
     ])
+
+def _arch_list_number(virtual):
+    digits, _ = _arch_number(virtual)
+    return int(digits) * 10
+
+def abi_arch_list(archs, abi_spec, where):
+    """The __CUDA_ARCH_LIST__ value for a build, pinned by an ABI arch list.
+
+    Args:
+      archs: the parsed arch set being compiled.
+      abi_spec: the ABI arch string (same forms as archs), or "" for none.
+      where: what the string came from, for error messages.
+
+    Returns:
+      struct(value = "750,800,900" or "" when unpinned, error = None or message).
+    """
+    if not abi_spec:
+        return struct(value = "", error = None)
+    abi = parse_archs(abi_spec, where)
+    if abi.error:
+        return struct(value = "", error = abi.error)
+    pinned = sorted({_arch_list_number(v.virtual): True for v in abi.virtuals}.keys())
+    compiled = sorted({_arch_list_number(v.virtual): True for v in archs.virtuals}.keys())
+    missing = [n for n in compiled if n not in pinned]
+    if missing:
+        return struct(value = "", error = ("{where} ({abi}) must include every arch being compiled: " +
+                                           "{missing} are compiled but not in it. __CUDA_ARCH_LIST__ names the " +
+                                           "archs device code may exist for; it cannot leave out one that is built. " +
+                                           "Fix: add them to the ABI list, or compile fewer archs.").format(
+            where = where,
+            abi = abi_spec,
+            missing = ", ".join(["compute_{}".format(n // 10) for n in missing]),
+        ))
+    return struct(value = ",".join([str(n) for n in pinned]), error = None)

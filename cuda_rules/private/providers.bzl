@@ -10,6 +10,7 @@ CudaInfo = provider(
         "cubins": "depset of File: cubins per real arch (compute_XX/sm_YY/<stem>.cubin).",
         "fatbins": "depset of File: the fatbinary of each source (<stem>.fatbin).",
         "archs": "struct from archs.bzl: the arch set this target was compiled for.",
+        "abi_arch_list": "string: the pinned __CUDA_ARCH_LIST__ (e.g. \"750,800,860,900\"), or \"\" when it is the compiled archs'.",
     },
 )
 

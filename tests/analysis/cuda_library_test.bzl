@@ -3,6 +3,7 @@
 load("@bazel_skylib//lib:unittest.bzl", "analysistest", "asserts")
 
 _ARCHS_SETTING = str(Label("//cuda_rules:archs"))
+_ABI_ARCHS_SETTING = str(Label("//cuda_rules:abi_archs"))
 _STAGED_SETTING = str(Label("//cuda_rules:staged"))
 
 # Every mnemonic cuda_library registers for a .cu file, staged or not.
@@ -321,6 +322,56 @@ def _threads_copt_test_impl(ctx):
 
 threads_copt_test = analysistest.make(_threads_copt_test_impl, expect_failure = True)
 
+# abi_archs ------------------------------------------------------------------
+
+def _layout_of(env):
+    for action in analysistest.target_actions(env):
+        if action.mnemonic == "FileWrite" and action.outputs.to_list()[0].basename == "layout.json":
+            return json.decode(action.content)
+    fail("no layout.json written")
+
+def _abi_archs_pins_the_list_test_impl(ctx):
+    env = analysistest.begin(ctx)
+    layout = _layout_of(env)
+    asserts.equals(env, "750,800,860,900", layout["abi_arch_list"])
+    asserts.equals(env, ["compute_90"], layout["virtual_archs"])
+    return analysistest.end(env)
+
+abi_archs_pins_the_list_test = analysistest.make(
+    _abi_archs_pins_the_list_test_impl,
+    config_settings = {_ABI_ARCHS_SETTING: "sm_75,sm_80,sm_86,sm_90,compute_90"},
+)
+
+def _abi_archs_unset_test_impl(ctx):
+    env = analysistest.begin(ctx)
+    asserts.equals(env, "", _layout_of(env)["abi_arch_list"])
+    return analysistest.end(env)
+
+abi_archs_unset_test = analysistest.make(_abi_archs_unset_test_impl)
+
+def _abi_archs_must_cover_compiled_test_impl(ctx):
+    env = analysistest.begin(ctx)
+    asserts.expect_failure(env, "must include every arch being compiled: compute_90")
+    asserts.expect_failure(env, "--@rules_cuda_stages//cuda_rules:abi_archs")
+    return analysistest.end(env)
+
+abi_archs_must_cover_compiled_test = analysistest.make(
+    _abi_archs_must_cover_compiled_test_impl,
+    expect_failure = True,
+    config_settings = {_ABI_ARCHS_SETTING: "sm_80"},
+)
+
+def _abi_archs_needs_staging_test_impl(ctx):
+    env = analysistest.begin(ctx)
+    asserts.expect_failure(env, "one nvcc action cannot do")
+    return analysistest.end(env)
+
+abi_archs_needs_staging_test = analysistest.make(
+    _abi_archs_needs_staging_test_impl,
+    expect_failure = True,
+    config_settings = {_ABI_ARCHS_SETTING: "sm_80,sm_90"},
+)
+
 # Suite ----------------------------------------------------------------------
 
 def cuda_library_test_suite(name):
@@ -359,10 +410,24 @@ def cuda_library_test_suite(name):
     rdc_copt_test(name = "cuda_library_rdc_copt_test", target_under_test = ":rdc_copt")
     gencode_copt_test(name = "cuda_library_gencode_copt_test", target_under_test = ":gencode_copt")
     threads_copt_test(name = "cuda_library_threads_copt_test", target_under_test = ":threads_copt")
+    abi_archs_pins_the_list_test(name = "cuda_library_abi_archs_pins_the_list_test", target_under_test = ":one_arch")
+    abi_archs_unset_test(name = "cuda_library_abi_archs_unset_test", target_under_test = ":one_arch")
+    abi_archs_must_cover_compiled_test(
+        name = "cuda_library_abi_archs_must_cover_compiled_test",
+        target_under_test = ":one_arch",
+    )
+    abi_archs_needs_staging_test(
+        name = "cuda_library_abi_archs_needs_staging_test",
+        target_under_test = ":two_kernels_unstaged",
+    )
 
     native.test_suite(
         name = name,
         tests = [
+            ":cuda_library_abi_archs_must_cover_compiled_test",
+            ":cuda_library_abi_archs_needs_staging_test",
+            ":cuda_library_abi_archs_pins_the_list_test",
+            ":cuda_library_abi_archs_unset_test",
             ":cuda_library_archs_attribute_wins_over_flag_test",
             ":cuda_library_archs_flag_test",
             ":cuda_library_bad_archs_attribute_test",

@@ -84,6 +84,20 @@ class ReuseTest(unittest.TestCase):
             cls.two.bazel("clean")
             cls.two.bazel("build", "--//cuda_rules:archs=sm_90", "--disk_cache=" + cls.disk_cache,
                           "--execution_log_binary_file=" + cls.dev_log, *TARGETS)
+            if TOOLKIT == "13.0":
+                # The same CI -> developer scenario with an ABI arch list that
+                # CI and developers share (--//cuda_rules:abi_archs).
+                cls.abi_ci_log = os.path.join(tmp, "abi_ci.json")
+                cls.abi_dev_log = os.path.join(tmp, "abi_dev.binlog")
+                abi = "--//cuda_rules:abi_archs=" + CI_ARCHS
+                # CI's list is the ABI list, so CI's commands are the same as in
+                # the main scenario: its cache (and its action cache) serve.
+                abi_cache = "--disk_cache=" + cls.disk_cache
+                cls.one.bazel("build", abi, abi_cache, "--//cuda_rules:archs=" + CI_ARCHS,
+                              "--execution_log_json_file=" + cls.abi_ci_log, *TARGETS)
+                cls.two.bazel("clean")
+                cls.two.bazel("build", abi, abi_cache, "--//cuda_rules:archs=sm_90",
+                              "--execution_log_binary_file=" + cls.abi_dev_log, *TARGETS)
             cls.device_error = cls.two.bazel_fails("build", "//tests/e2e/broken:device_error")
             cls.routing_log = os.path.join(tmp, "routing.binlog")
             cls.two.bazel("build", "--execution_log_binary_file=" + cls.routing_log, "//tests/e2e/routing:routed")
@@ -167,6 +181,30 @@ class ReuseTest(unittest.TestCase):
         cicc = [s for s in spawns if s.mnemonic == "CudaCicc"]
         self.assertEqual(len(cicc), 3)
         self.assertTrue(all(s.digest and s.inputs and s.outputs and s.target for s in cicc))
+
+    def test_abi_arch_list_makes_cccl_code_reusable(self):
+        if TOOLKIT != "13.0":
+            self.skipTest("checked once, in the CUDA 13.0 run")
+        cub = "//cub_reduce:sum"
+        stages = ("CudaHostPreprocess", "CudaFrontend", "CudaDevicePreprocess", "CudaCicc", "CudaPtxas")
+        # Without the setting (the main scenario) CUB's sm_90 device code misses...
+        before = [s for s in cache_report_lib.read_log(self.dev_log) if cub in s.target and s.mnemonic in ("CudaCicc", "CudaPtxas")]
+        self.assertEqual(len(before), 2)
+        self.assertFalse(any(s.cache_hit for s in before))
+        # ...with one ABI list shared by CI and the developer, every sm_90 stage and the frontend hit.
+        spawns = cache_report_lib.read_log(self.abi_dev_log)
+        after = [s for s in spawns if cub in s.target and s.mnemonic in stages]
+        self.assertEqual(sorted(s.mnemonic for s in after), sorted(stages))
+        self.assertEqual([(s.mnemonic, s.arch) for s in after if not s.cache_hit], [])
+        device = [s for s in spawns if s.mnemonic in ("CudaDevicePreprocess", "CudaCicc", "CudaPtxas")]
+        self.assertEqual([(s.target, s.mnemonic) for s in device if not s.cache_hit], [])
+        # Saved time from CI's first build (where those actions executed).
+        rows = cache_report_lib.summarize(spawns, cache_report_lib.read_log(self.ci_log))
+        print("\nwith --//cuda_rules:abi_archs=%s, developer build for sm_90:" % CI_ARCHS)
+        sys.stdout.write(cache_report_lib.format_rows(rows, "table"))
+        fraction = cache_report_lib.device_fraction_from_cache(rows)
+        print("device-stage time served from CI's cache: %.1f %%" % (100 * fraction))
+        self.assertEqual(fraction, 1.0)
 
     def test_per_stage_routing_through_exec_groups(self):
         # exec_properties = {"cicc.Pool": ..., "ptxas.Pool": ...} reach only those stages' spawns.

@@ -11,7 +11,7 @@ load("//cuda_rules/private:actions/host_compile.bzl", "host_compile_action")
 load("//cuda_rules/private:actions/plan.bzl", "plan_action")
 load("//cuda_rules/private:actions/preprocess.bzl", "device_preprocess_action", "host_preprocess_action")
 load("//cuda_rules/private:actions/ptxas.bzl", "ptxas_action")
-load("//cuda_rules/private:archs.bzl", "gencode_flags", "parse_archs")
+load("//cuda_rules/private:archs.bzl", "abi_arch_list", "gencode_flags", "parse_archs")
 load("//cuda_rules/private:module_id.bzl", "module_id")
 load("//cuda_rules/private:providers.bzl", "CudaInfo")
 load("//cuda_rules/private:toolchain.bzl", "CUDA_TOOLCHAINS", "find_cuda_toolchain")
@@ -163,7 +163,7 @@ def _nvcc_common_args(ctx, cc_toolchain, archs, cctx):
     args.add_all(ctx.attr.local_defines, format_each = "-D%s")
     return args
 
-def _staged_compile(ctx, *, cuda, cc_toolchain, cc_files, archs, cctx, headers, toolkit_headers, src, user_options):
+def _staged_compile(ctx, *, cuda, cc_toolchain, cc_files, archs, abi_list, cctx, headers, toolkit_headers, src, user_options):
     """Declares every stage of one .cu and returns struct(obj, ptx, cubins, fatbin, scripts)."""
     stem = src.basename.rpartition(".")[0]
     base = "_cuda/{}/{}".format(ctx.label.name, _rel_no_ext(ctx, src))
@@ -234,6 +234,7 @@ def _staged_compile(ctx, *, cuda, cc_toolchain, cc_files, archs, cctx, headers, 
         "virtual_archs": [v.virtual for v in archs.virtuals],
         "real_archs": reals,
         "host_compile_stub_arch": last,
+        "abi_arch_list": abi_list,
         "iquote": [per_arch[last].stub.dirname, fatbin_c.dirname],
         "files": files,
         "scripts": {k: s.path for k, s in scripts.items()},
@@ -366,6 +367,12 @@ def _cuda_library_impl(ctx):
         fail(archs.error)
     staged = ctx.attr._staged[BuildSettingInfo].value if ctx.attr.staged == -1 else ctx.attr.staged == 1
     check_nvcc_options(ctx.label, "copts", ctx.attr.copts, staged)
+    abi = abi_arch_list(archs, ctx.attr._abi_archs[BuildSettingInfo].value, "--@rules_cuda_stages//cuda_rules:abi_archs (building {})".format(ctx.label))
+    if abi.error:
+        fail(abi.error)
+    if abi.value and not staged:
+        fail(("{}: --@rules_cuda_stages//cuda_rules:abi_archs pins __CUDA_ARCH_LIST__ in the stages' commands, " +
+              "which one nvcc action cannot do. Fix: build this target staged, or unset abi_archs.").format(ctx.label))
 
     cu_srcs = [f for f in ctx.files.srcs if f.extension in _CUDA_EXTENSIONS]
     cc_srcs = [f for f in ctx.files.srcs if f.extension in _CC_EXTENSIONS]
@@ -406,6 +413,7 @@ def _cuda_library_impl(ctx):
                 cc_toolchain = cc_toolchain,
                 cc_files = cc_files,
                 archs = archs,
+                abi_list = abi.value,
                 cctx = cctx,
                 headers = headers,
                 toolkit_headers = toolkit_headers,
@@ -472,6 +480,7 @@ def _cuda_library_impl(ctx):
             cubins = depset(cubins),
             fatbins = depset(fatbins),
             archs = archs,
+            abi_arch_list = abi.value,
         ),
         OutputGroupInfo(
             ptx = depset(ptx),
@@ -506,6 +515,7 @@ _ATTRS = {
         values = [-1, 0, 1],
         doc = "Set through the cuda_library macro's `staged = True/False`: 1 staged, 0 one nvcc action, -1 the build setting.",
     ),
+    "_abi_archs": attr.label(default = "//cuda_rules:abi_archs"),
     "_archs": attr.label(default = "//cuda_rules:archs"),
     "_staged": attr.label(default = "//cuda_rules:staged"),
     "_planner": attr.label(default = "//tools/nvcc_plan:plan_stages", executable = True, cfg = "exec"),
