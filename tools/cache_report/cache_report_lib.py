@@ -188,6 +188,8 @@ class Row:
     arch: str
     actions: int = 0
     cache_hits: int = 0
+    remote_hits: int = 0
+    disk_hits: int = 0
     executed: int = 0
     executed_s: float = 0.0
     saved_s: float = 0.0
@@ -209,6 +211,10 @@ def summarize(spawns, baseline=None, only_cuda=True):
         row.actions += 1
         if s.cache_hit:
             row.cache_hits += 1
+            if s.runner.startswith("disk"):
+                row.disk_hits += 1
+            else:
+                row.remote_hits += 1
             row.saved_s += max((cost.get(p, 0.0) for p in s.outputs), default=0.0)
         else:
             row.executed += 1
@@ -228,7 +234,7 @@ def device_fraction_from_cache(rows):
     return saved / (saved + executed) if saved + executed else 0.0
 
 
-_COLUMNS = ["stage", "arch", "actions", "cache_hits", "executed", "executed_s", "saved_s"]
+_COLUMNS = ["stage", "arch", "actions", "cache_hits", "remote_hits", "disk_hits", "executed", "executed_s", "saved_s"]
 
 
 def format_rows(rows, fmt):
@@ -241,17 +247,21 @@ def format_rows(rows, fmt):
         for r in rows:
             writer.writerow([getattr(r, c) if not c.endswith("_s") else "%.3f" % getattr(r, c) for c in _COLUMNS])
         return out.getvalue()
-    table = [["stage", "arch", "actions", "cache hits", "executed", "exec s", "saved s"]]
+    # exec s / saved s: wall seconds of the actions that ran / that a cache hit
+    # replaced (single-threaded compilers: about their CPU seconds).
+    table = [["stage", "arch", "actions", "cache hits", "remote", "disk", "executed", "exec s", "saved s"]]
+
+    def cells(r):
+        return [str(r.actions), str(r.cache_hits), str(r.remote_hits), str(r.disk_hits), str(r.executed),
+                "%.2f" % r.executed_s, "%.2f" % r.saved_s]
+
     for r in rows:
-        table.append([r.stage, r.arch, str(r.actions), str(r.cache_hits), str(r.executed), "%.2f" % r.executed_s, "%.2f" % r.saved_s])
+        table.append([r.stage, r.arch] + cells(r))
     total = Row("total", "")
     for r in rows:
-        total.actions += r.actions
-        total.cache_hits += r.cache_hits
-        total.executed += r.executed
-        total.executed_s += r.executed_s
-        total.saved_s += r.saved_s
-    table.append(["total", "", str(total.actions), str(total.cache_hits), str(total.executed), "%.2f" % total.executed_s, "%.2f" % total.saved_s])
+        for field in ("actions", "cache_hits", "remote_hits", "disk_hits", "executed", "executed_s", "saved_s"):
+            setattr(total, field, getattr(total, field) + getattr(r, field))
+    table.append(["total", ""] + cells(total))
     widths = [max(len(row[i]) for row in table) for i in range(len(table[0]))]
     lines = []
     for i, row in enumerate(table):

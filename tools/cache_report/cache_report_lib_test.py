@@ -71,8 +71,9 @@ class CacheReportTest(unittest.TestCase):
         self.assertEqual([(s.mnemonic, s.arch) for s in spawns],
                          [("CudaCicc", "compute_90"), ("CudaPtxas", "sm_86"), ("CudaFrontend", "-"), ("CppLink", "-")])
         rows = lib.summarize(spawns)
-        self.assertEqual([(r.stage, r.arch, r.actions, r.cache_hits, r.executed) for r in rows],
-                         [("CudaFrontend", "-", 1, 0, 1), ("CudaCicc", "compute_90", 1, 1, 0), ("CudaPtxas", "sm_86", 1, 0, 1)])
+        self.assertEqual([(r.stage, r.arch, r.actions, r.cache_hits, r.disk_hits, r.remote_hits, r.executed) for r in rows],
+                         [("CudaFrontend", "-", 1, 0, 0, 0, 1), ("CudaCicc", "compute_90", 1, 1, 1, 0, 0),
+                          ("CudaPtxas", "sm_86", 1, 0, 0, 0, 1)])
         self.assertAlmostEqual(rows[2].executed_s, 0.25)
 
     def test_saved_time_and_device_fraction_use_the_baseline(self):
@@ -116,6 +117,13 @@ class CacheReportTest(unittest.TestCase):
         self.assertIn("fillcolor=palegreen", dot)  # the cache hit
         with self.assertRaisesRegex(lib.LogError, "no CUDA stage actions of //other:x"):
             lib.stage_graph(spawns, "//other:x")
+
+    def test_remote_and_disk_hits_are_told_apart(self):
+        rows = lib.summarize(lib.read_log(write([
+            spawn("CudaCicc", ["compute_90/k.ptx"], True, runner="remote cache hit"),
+            spawn("CudaCicc", ["compute_90/j.ptx"], True, runner="disk cache hit"),
+        ])))
+        self.assertEqual((rows[0].cache_hits, rows[0].remote_hits, rows[0].disk_hits), (2, 1, 1))
 
     def test_formats(self):
         rows = lib.summarize(lib.read_json_log(write([spawn("CudaCicc", ["compute_90/k.ptx"], True)])))
