@@ -1,5 +1,6 @@
-// One of two libraries that use the same CUB algorithms but are compiled for
-// different arch sets, so for different __CUDA_ARCH_LIST__ values (see
+// One of two libraries (the other is this file with mixed_abi_sum_b, made by
+// tests/gpu:mixed_abi_b_src) that use the same CUB algorithm but are compiled
+// for different arch sets, so for different __CUDA_ARCH_LIST__ values (see
 // mixed_abi_test.cc).
 #include <cub/cub.cuh>
 

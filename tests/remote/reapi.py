@@ -97,21 +97,46 @@ def build_remote_worker(out_dir):
     return classes, cp
 
 
-class RemoteWorker:
+class _Server:
+    """A server process of ours: its loopback address, and stopping it by PID."""
+
+    port = None
+    proc = None
+
+    @property
+    def address(self):
+        return "grpc://127.0.0.1:%d" % self.port
+
+    def _launch(self, args, log_path, env=None):
+        log = open(log_path, "ab")
+        self.proc = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+        try:
+            wait_for_port(self.port, self.proc)
+        except FixtureError:
+            self.stop()
+            raise
+        return self
+
+    def stop(self, timeout_s=20.0):
+        if self.proc is None or self.proc.poll() is not None:
+            return
+        os.killpg(self.proc.pid, signal.SIGTERM)
+        try:
+            self.proc.wait(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait(timeout=timeout_s)
+
+
+class RemoteWorker(_Server):
     """Bazel's RemoteWorker: CAS, action cache and (optionally) execution."""
 
     def __init__(self, root, jobs=2, execution=True):
         self.root = root
         self.jobs = jobs
         self.execution = execution
-        self.port = None
-        self.proc = None
         self.cas_path = os.path.join(root, "cas")
         self.log_path = os.path.join(root, "worker.log")
-
-    @property
-    def address(self):
-        return "grpc://127.0.0.1:%d" % self.port
 
     def start(self, classes, classpath):
         os.makedirs(self.cas_path, exist_ok=True)
@@ -129,25 +154,7 @@ class RemoteWorker:
         ]
         if self.execution:
             args += ["--work_path=" + work, "--jobs=%d" % self.jobs]
-        log = open(self.log_path, "ab")
-        self.proc = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT,
-                                     env=dict(os.environ, RUNFILES_DIR=runfiles), start_new_session=True)
-        try:
-            wait_for_port(self.port, self.proc)
-        except FixtureError:
-            self.stop()
-            raise
-        return self
-
-    def stop(self, timeout_s=20.0):
-        if self.proc is None or self.proc.poll() is not None:
-            return
-        os.killpg(self.proc.pid, signal.SIGTERM)
-        try:
-            self.proc.wait(timeout=timeout_s)
-        except subprocess.TimeoutExpired:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-            self.proc.wait(timeout=timeout_s)
+        return self._launch(args, self.log_path, env=dict(os.environ, RUNFILES_DIR=runfiles))
 
     def blobs(self):
         """Paths of the CAS blobs on disk."""
@@ -201,18 +208,12 @@ def install_buildgrid(venv):
     return bgd
 
 
-class BuildGridCache:
+class BuildGridCache(_Server):
     """BuildGrid serving CAS + action cache (no execution) from a disk CAS."""
 
     def __init__(self, root, bgd):
         self.root = root
         self.bgd = bgd
-        self.port = None
-        self.proc = None
-
-    @property
-    def address(self):
-        return "grpc://127.0.0.1:%d" % self.port
 
     def start(self):
         cas = os.path.join(self.root, "cas")
@@ -224,22 +225,5 @@ class BuildGridCache:
         lint = subprocess.run([self.bgd, "server", "lint", config], capture_output=True, text=True)
         if lint.returncode != 0:
             raise FixtureError("bgd server lint %s:\n%s" % (config, lint.stdout + lint.stderr))
-        log = open(os.path.join(self.root, "buildgrid.log"), "ab")
-        self.proc = subprocess.Popen([self.bgd, "server", "start", "--pid-file", os.path.join(self.root, "pid"), config],
-                                     stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-        try:
-            wait_for_port(self.port, self.proc)
-        except FixtureError:
-            self.stop()
-            raise
-        return self
-
-    def stop(self, timeout_s=20.0):
-        if self.proc is None or self.proc.poll() is not None:
-            return
-        os.killpg(self.proc.pid, signal.SIGTERM)
-        try:
-            self.proc.wait(timeout=timeout_s)
-        except subprocess.TimeoutExpired:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-            self.proc.wait(timeout=timeout_s)
+        return self._launch([self.bgd, "server", "start", "--pid-file", os.path.join(self.root, "pid"), config],
+                            os.path.join(self.root, "buildgrid.log"))
