@@ -40,8 +40,8 @@ def _cuda_impl(module_ctx):
             if mod.is_root or not path:
                 path = tag.path or path
         for tag in mod.tags.toolkit:
-            _, error = select_wheels(CUDA_VERSIONS, tag.version, "x86_64")
-            if error and tag.version not in CUDA_VERSIONS:
+            if tag.version not in CUDA_VERSIONS:
+                _, error = select_wheels(CUDA_VERSIONS, tag.version, "x86_64")
                 fail("{} (in cuda.toolkit() of module {})".format(error, mod.name))
             if tag.version not in versions:
                 versions.append(tag.version)

@@ -158,7 +158,7 @@ def compare(root, layout_path):
 
     pairs = []  # (what, staged file, reference file)
     for cicc in plan.by_kind("cicc"):
-        pairs.append(("ptx " + cicc.arch, layout["files"]["ptx/" + cicc.arch], nvcc_plan_lib._value_after(cicc.argv, "-o")))
+        pairs.append(("ptx " + cicc.arch, layout["files"]["ptx/" + cicc.arch], nvcc_plan_lib.value_after(cicc.argv, "-o")))
     for ptxas in plan.by_kind("ptxas"):
         key = "%s/%s" % (ptxas.virtual_arch, ptxas.arch)
         pairs.append(("cubin " + key, layout["files"]["cubin/" + key], ptxas.outputs[0]))

@@ -89,9 +89,9 @@ class Plan:
         included = set()
         for stage in self.stages:
             if stage.kind == "frontend":
-                included.add(os.path.basename(_value_after(stage.argv, "--stub_file_name") or ""))
+                included.add(os.path.basename(value_after(stage.argv, "--stub_file_name") or ""))
             elif stage.kind == "cicc":
-                included.add(os.path.basename(_value_after(stage.argv, "--include_file_name") or ""))
+                included.add(os.path.basename(value_after(stage.argv, "--include_file_name") or ""))
         included.discard("")
         for consumer in self.by_kind("host_compile"):
             for producer in self.stages:
@@ -148,7 +148,7 @@ def parse_dryrun(text):
     return Plan(env=env, stages=stages)
 
 
-def _value_after(argv, flag):
+def value_after(argv, flag):
     for i, arg in enumerate(argv):
         if arg == flag and i + 1 < len(argv):
             return argv[i + 1]
@@ -211,7 +211,7 @@ def classify(index, argv):
         stage.kind = "cleanup"
         stage.inputs = argv[1:]
     elif _is_host_compiler(tool):
-        out = _value_after(argv, "-o")
+        out = value_after(argv, "-o")
         src = _last_positional(argv, _GCC_VALUE_FLAGS)
         stage.inputs = [src] if src else []
         stage.outputs = [out] if out else []
@@ -226,26 +226,26 @@ def classify(index, argv):
         stage.kind = "frontend"
         src = _last_positional(argv, _CUDAFE_VALUE_FLAGS)
         stage.inputs = [src] if src else []
-        stage.outputs = [p for p in (_value_after(argv, "--gen_c_file_name"),) if p]
-        module_id = _value_after(argv, "--module_id_file_name")
+        stage.outputs = [p for p in (value_after(argv, "--gen_c_file_name"),) if p]
+        module_id = value_after(argv, "--module_id_file_name")
         if module_id:
             (stage.outputs if "--gen_module_id_file" in argv else stage.inputs).append(module_id)
     elif tool == "cicc":
         stage.kind = "cicc"
-        stage.arch = _value_after(argv, "-arch") or ""
+        stage.arch = value_after(argv, "-arch") or ""
         src = _last_positional(argv, _CUDAFE_VALUE_FLAGS)
         stage.inputs = [src] if src else []
-        module_id = _value_after(argv, "--module_id_file_name")
+        module_id = value_after(argv, "--module_id_file_name")
         if module_id:
             stage.inputs.append(module_id)
         for flag in ("-o", "--gen_c_file_name", "--stub_file_name", "--gen_device_file_name"):
-            value = _value_after(argv, flag)
+            value = value_after(argv, flag)
             if value:
                 stage.outputs.append(value)
     elif tool == "ptxas":
         stage.kind = "ptxas"
-        stage.arch = _value_after(argv, "-arch") or ""
-        out = _value_after(argv, "-o")
+        stage.arch = value_after(argv, "-arch") or ""
+        out = value_after(argv, "-o")
         src = _last_positional(argv, {"-o", "-arch", "-maxrregcount", "--maxrregcount", "-O", "-v"})
         stage.inputs = [src] if src else []
         stage.outputs = [out] if out else []

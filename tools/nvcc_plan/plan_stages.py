@@ -137,21 +137,21 @@ def build_scripts(plan, layout, nvcc_args):
     renames = {}
     renames[host_pp.outputs[0]] = files["cpp4"]
     renames[frontend.outputs[0]] = files["cudafe1_cpp"]
-    nvcc_module_id = nvcc_plan_lib._value_after(frontend.argv, "--module_id_file_name")
+    nvcc_module_id = nvcc_plan_lib.value_after(frontend.argv, "--module_id_file_name")
     renames[nvcc_module_id] = layout["module_id"]
-    nvcc_stub_name = nvcc_plan_lib._value_after(frontend.argv, "--stub_file_name")
+    nvcc_stub_name = nvcc_plan_lib.value_after(frontend.argv, "--stub_file_name")
     renames[nvcc_stub_name] = files["stub_name"]
     stub_arch = None
     for arch, cicc in ciccs.items():
         renames[dpps[arch].outputs[0]] = files["cpp1/" + arch]
-        renames[nvcc_plan_lib._value_after(cicc.argv, "-o")] = files["ptx/" + arch]
-        renames[nvcc_plan_lib._value_after(cicc.argv, "--gen_c_file_name")] = files["cicc_c/" + arch]
-        stub = nvcc_plan_lib._value_after(cicc.argv, "--stub_file_name")
+        renames[nvcc_plan_lib.value_after(cicc.argv, "-o")] = files["ptx/" + arch]
+        renames[nvcc_plan_lib.value_after(cicc.argv, "--gen_c_file_name")] = files["cicc_c/" + arch]
+        stub = nvcc_plan_lib.value_after(cicc.argv, "--stub_file_name")
         renames[stub] = files["cicc_stub/" + arch]
         if os.path.basename(stub) == os.path.basename(nvcc_stub_name):
             stub_arch = arch
-        renames[nvcc_plan_lib._value_after(cicc.argv, "--gen_device_file_name")] = files["cicc_gpu/" + arch]
-        renames[nvcc_plan_lib._value_after(cicc.argv, "--include_file_name")] = files["fatbin_c_name"]
+        renames[nvcc_plan_lib.value_after(cicc.argv, "--gen_device_file_name")] = files["cicc_gpu/" + arch]
+        renames[nvcc_plan_lib.value_after(cicc.argv, "--include_file_name")] = files["fatbin_c_name"]
     if stub_arch != layout["host_compile_stub_arch"]:
         _fail(
             label,

@@ -163,7 +163,7 @@ def _nvcc_common_args(ctx, cc_toolchain, archs, cctx):
     args.add_all(ctx.attr.local_defines, format_each = "-D%s")
     return args
 
-def _staged_compile(ctx, *, cuda, cc_toolchain, cc_files, archs, abi_list, cctx, headers, toolkit_headers, src, user_options):
+def _staged_compile(ctx, *, cuda, cc_toolchain, cc_files, archs, abi_list, cctx, headers, toolkit_headers, src):
     """Declares every stage of one .cu and returns struct(obj, ptx, cubins, fatbin, scripts)."""
     stem = src.basename.rpartition(".")[0]
     base = "_cuda/{}/{}".format(ctx.label.name, _rel_no_ext(ctx, src))
@@ -230,7 +230,7 @@ def _staged_compile(ctx, *, cuda, cc_toolchain, cc_files, archs, abi_list, cctx,
         "src": _canonical(src.path),
         "toolkit_root": _canonical(cuda.toolkit_root),
         "module_id": module_id_file.path,
-        "user_options": user_options,
+        "user_options": ctx.attr.copts,
         "virtual_archs": [v.virtual for v in archs.virtuals],
         "real_archs": reals,
         "host_compile_stub_arch": last,
@@ -252,7 +252,7 @@ def _staged_compile(ctx, *, cuda, cc_toolchain, cc_files, archs, abi_list, cctx,
         planner = ctx.attr._planner[DefaultInfo].files_to_run,
         layout = layout,
         scripts = scripts.values() + [nvcc_args_file],
-        nvcc_args = _join_args(nvcc_args, src_args),
+        nvcc_args = [nvcc_args, src_args],
     )
     host_preprocess_action(
         ctx.actions,
@@ -329,10 +329,6 @@ def _staged_compile(ctx, *, cuda, cc_toolchain, cc_files, archs, abi_list, cctx,
         fatbin = fatbin,
         scripts = scripts.values() + [layout, module_id_file, nvcc_args_file],
     )
-
-def _join_args(first, second):
-    # Args objects cannot be concatenated; the plan action takes a list.
-    return [first, second]
 
 def _unstaged_compile(ctx, *, cuda, cc_toolchain, cc_files, archs, cctx, headers, src):
     stem = src.basename.rpartition(".")[0]
@@ -418,7 +414,6 @@ def _cuda_library_impl(ctx):
                 headers = headers,
                 toolkit_headers = toolkit_headers,
                 src = src,
-                user_options = ctx.attr.copts,
             )
             objects.append(r.obj)
             ptx += r.ptx
