@@ -4,9 +4,10 @@ visibility(["//cuda_rules/...", "//tests/..."])
 
 ACCEPTED_FORMS = """accepted forms:
   sm_80,sm_90a,compute_90        real archs (cubin each) and virtual archs (embedded PTX), comma-separated
+  lto_80,lto_90                  LTO archs (NVVM IR, optimised and compiled at the device link; needs rdc = True)
   compute_80:sm_80,sm_86;compute_90:compute_90
                                  rules_cuda's form: per virtual arch, the codes built from it, groups separated by ';'
-An arch is sm_NN, sm_NNa, sm_NNf, compute_NN, compute_NNa or compute_NNf (NN >= 50)."""
+An arch is sm_NN, compute_NN or lto_NN, optionally with an a or f suffix (NN >= 50)."""
 
 def _arch_number(name):
     digits = name.split("_", 1)[1]
@@ -21,10 +22,8 @@ def _check_arch(name, where):
     if name.count("_") != 1:
         return "'{}' in {} is not an arch".format(name, where)
     kind, _, _ = name.partition("_")
-    if kind not in ("sm", "compute"):
-        if kind == "lto":
-            return "'{}' in {}: LTO archs need relocatable device code, which cuda_library does not support yet".format(name, where)
-        return "'{}' in {} is not an arch (must start with sm_ or compute_)".format(name, where)
+    if kind not in ("sm", "compute", "lto"):
+        return "'{}' in {} is not an arch (must start with sm_, compute_ or lto_)".format(name, where)
     digits, _ = _arch_number(name)
     if not digits.isdigit() or len(digits) < 2 or int(digits) < 50:
         return "'{}' in {} is not an arch".format(name, where)
@@ -42,7 +41,8 @@ def parse_archs(spec, where):
       where: what the string came from, for error messages (e.g. "//cuda_rules:archs of //pkg:t").
 
     Returns:
-      A struct(virtuals = [struct(virtual, reals, ptx)], error = None) sorted by arch,
+      A struct(virtuals = [struct(virtual, reals, ptx, lto)], error = None) sorted by arch
+      (lto: the virtual arch's NVVM IR is kept for link-time optimisation),
       or struct(virtuals = [], error = message) when the string is invalid.
     """
     spec = spec.replace(" ", "")
@@ -52,7 +52,7 @@ def parse_archs(spec, where):
 
     def group(virtual):
         if virtual not in groups:
-            groups[virtual] = {"reals": [], "ptx": False}
+            groups[virtual] = {"reals": [], "ptx": False, "lto": False}
         return groups[virtual]
 
     if ":" in spec:
@@ -76,6 +76,10 @@ def parse_archs(spec, where):
                     if code != virtual:
                         return struct(virtuals = [], error = "'{}' in {}: PTX of {} cannot be embedded from {}.\n{}".format(code, where, code, virtual, ACCEPTED_FORMS))
                     g["ptx"] = True
+                elif code.startswith("lto_"):
+                    if code[len("lto_"):] != virtual[len("compute_"):]:
+                        return struct(virtuals = [], error = "'{}' in {}: the NVVM IR of {} comes from {}, not {}.\n{}".format(code, where, code, "compute_" + code[len("lto_"):], virtual, ACCEPTED_FORMS))
+                    g["lto"] = True
                 elif code not in g["reals"]:
                     g["reals"].append(code)
     else:
@@ -87,6 +91,8 @@ def parse_archs(spec, where):
                 return struct(virtuals = [], error = err + ".\n" + ACCEPTED_FORMS)
             if name.startswith("compute_"):
                 group(name)["ptx"] = True
+            elif name.startswith("lto_"):
+                group("compute_" + name[len("lto_"):])["lto"] = True
             else:
                 g = group("compute_" + name[len("sm_"):])
                 if name not in g["reals"]:
@@ -94,6 +100,14 @@ def parse_archs(spec, where):
     virtuals = []
     for virtual in sorted(groups.keys(), key = _sort_key):
         g = groups[virtual]
+        if g["lto"] and (g["reals"] or g["ptx"]):
+            lto = "lto_" + virtual[len("compute_"):]
+            return struct(virtuals = [], error = "{} in {} cannot be combined with {} from the same virtual arch: LTO code is compiled at the device link. Pick one.\n{}".format(
+                lto,
+                where,
+                ", ".join(g["reals"] + ([virtual] if g["ptx"] else [])),
+                ACCEPTED_FORMS,
+            ))
         _, v_suffix = _arch_number(virtual)
         for real in g["reals"]:
             _, r_suffix = _arch_number(real)
@@ -105,8 +119,29 @@ def parse_archs(spec, where):
             virtual = virtual,
             reals = sorted(g["reals"], key = lambda r: _sort_key("compute_" + r[len("sm_"):])),
             ptx = g["ptx"],
+            lto = g["lto"],
         ))
     return struct(virtuals = virtuals, error = None)
+
+def lto_arch(virtual):
+    """lto_NN for a virtual arch struct compute_NN of parse_archs."""
+    return "lto_" + virtual.virtual[len("compute_"):]
+
+def device_link_archs(archs):
+    """The real archs a device link produces cubins for: every sm_NN and every lto_NN's sm_NN.
+
+    Args:
+      archs: a struct from parse_archs.
+
+    Returns:
+      A list of sm_NN strings in arch order.
+    """
+    out = []
+    for v in archs.virtuals:
+        for r in v.reals + (["sm_" + v.virtual[len("compute_"):]] if v.lto else []):
+            if r not in out:
+                out.append(r)
+    return out
 
 def gencode_flags(archs):
     """Returns nvcc's -gencode flags for a parsed arch set.
@@ -122,13 +157,15 @@ def gencode_flags(archs):
         codes = list(v.reals)
         if v.ptx:
             codes.append(v.virtual)
+        if v.lto:
+            codes.append(lto_arch(v))
         flags.append("-gencode=arch={},code=[{}]".format(v.virtual, ",".join(codes)))
     return flags
 
 def archs_string(archs):
     """A canonical one-line form of a parsed arch set (for messages and reports)."""
     return ";".join([
-        "{}:{}".format(v.virtual, ",".join(v.reals + ([v.virtual] if v.ptx else [])))
+        "{}:{}".format(v.virtual, ",".join(v.reals + ([v.virtual] if v.ptx else []) + ([lto_arch(v)] if v.lto else [])))
         for v in archs.virtuals
     ])
 

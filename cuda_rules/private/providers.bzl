@@ -11,6 +11,11 @@ CudaInfo = provider(
         "fatbins": "depset of File: the fatbinary of each source (<stem>.fatbin).",
         "archs": "struct from archs.bzl: the arch set this target was compiled for.",
         "abi_arch_list": "string: the pinned __CUDA_ARCH_LIST__ (e.g. \"750,800,860,900\"), or \"\" when it is the compiled archs'.",
+        "rdc": "bool: the target's device code is relocatable (rdc = True) and must be device-linked.",
+        "device_link_inputs": "list of struct(arch, kind, image, script, object, label, src): this target's own relocatable device " +
+                              "code per source and arch, what a device link reads. arch: sm_NN; kind: elf (a relocatable " +
+                              "cubin), nvvm (LTO IR) or object (the whole host object, staged = False); script: " +
+                              "the source's plan/device_object.sh, which wraps an image as nvcc's objects carry it; object: the source's host object.",
     },
 )
 
@@ -26,6 +31,9 @@ CudaToolchainInfo = provider(
         "ptxas": "File: bin/ptxas.",
         "fatbinary": "File: bin/fatbinary.",
         "nvlink": "File or None: bin/nvlink.",
+        "device_link_files": "depset of File: what device linking reads (nvlink, fatbinary, crt/link.stub, libcudadevrt.a).",
+        "lto_files": "depset of File: what nvlink -dlto loads (libNVVM, libdevice).",
+        "cudadevrt": "CcInfo or None: the device runtime (libcudadevrt.a).",
         "headers": "depset of File: the toolkit's include tree.",
         "compiler_files": "depset of File: everything nvcc itself runs or reads (unstaged mode).",
         "toolkit_root": "string: execroot-relative path of the toolkit root (external/<repo>).",

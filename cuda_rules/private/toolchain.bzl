@@ -24,6 +24,9 @@ def _cuda_toolchain_impl(ctx):
         ptxas = ctx.file.ptxas,
         fatbinary = ctx.file.fatbinary,
         nvlink = ctx.file.nvlink,
+        device_link_files = _files(ctx.attr.device_link_files) if ctx.attr.device_link_files else depset(),
+        lto_files = _files(ctx.attr.lto_files) if ctx.attr.lto_files else depset(),
+        cudadevrt = ctx.attr.cudadevrt[CcInfo] if ctx.attr.cudadevrt else None,
         headers = _files(ctx.attr.headers),
         compiler_files = _files(ctx.attr.compiler_files),
         toolkit_root = nvcc.dirname.rpartition("/")[0],
@@ -44,6 +47,9 @@ cuda_toolchain = rule(
         "ptxas": attr.label(mandatory = True, allow_single_file = True, executable = True, cfg = "exec"),
         "fatbinary": attr.label(mandatory = True, allow_single_file = True, executable = True, cfg = "exec"),
         "nvlink": attr.label(allow_single_file = True, executable = True, cfg = "exec"),
+        "device_link_files": attr.label(cfg = "exec", doc = "What device linking reads: nvlink, fatbinary, crt/link.stub, libcudadevrt.a."),
+        "lto_files": attr.label(cfg = "exec", doc = "What nvlink -dlto loads: nvvm/lib64 (libNVVM) and libdevice."),
+        "cudadevrt": attr.label(providers = [CcInfo], doc = "The device runtime library (cc_library), linked with device-linked code."),
         "headers": attr.label(mandatory = True, doc = "The toolkit's include tree (filegroup)."),
         "compiler_files": attr.label(mandatory = True, cfg = "exec", doc = "Everything nvcc runs or reads."),
         "runtime": attr.label(mandatory = True, providers = [CcInfo], doc = "The CUDA runtime library (cc_library)."),
@@ -73,10 +79,10 @@ missing_cuda_toolchain = rule(
 
 def _cuda_toolkit_files_impl(ctx):
     cuda = find_cuda_toolchain(ctx)
-    return [DefaultInfo(files = depset([cuda.nvcc], transitive = [cuda.compiler_files]))]
+    return [DefaultInfo(files = depset([cuda.nvcc], transitive = [cuda.compiler_files, cuda.device_link_files, cuda.lto_files]))]
 
 cuda_toolkit_files = rule(
     implementation = _cuda_toolkit_files_impl,
-    doc = "The selected toolkit's nvcc and everything it runs or reads (for tests and tools that run nvcc).",
+    doc = "The selected toolkit's nvcc and everything it runs or reads, device linking included (for tests and tools that run nvcc).",
     toolchains = CUDA_TOOLCHAINS,
 )

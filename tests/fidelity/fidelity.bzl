@@ -1,7 +1,7 @@
 """fidelity_test: a staged cuda_library's PTX and cubins against nvcc's own."""
 
 load("@rules_python//python:defs.bzl", "py_test")
-load("//cuda_rules:defs.bzl", "cuda_library")
+load("//cuda_rules:defs.bzl", "cuda_device_link", "cuda_library")
 
 def _toolkit_transition_impl(settings, attr):
     _ignore = settings  # @unused
@@ -43,11 +43,11 @@ def fidelity_test(name, srcs, reference_extra = [], expect = "equal", size = "me
     """
     lib = name + "_staged"
     cuda_library(name = lib, srcs = srcs, tags = ["manual"], **kwargs)
-    for group in ["ptx", "cubin", "cuda_plan"]:
+    for group in ["ptx", "ltoir", "cubin", "cuda_plan"]:
         native.filegroup(name = "{}_{}".format(lib, group), srcs = [":" + lib], output_group = group, tags = ["manual"])
     with_toolkit(
         name = name + "_inputs",
-        srcs = [":{}_{}".format(lib, g) for g in ["ptx", "cubin", "cuda_plan"]] + ["//cuda_rules:toolkit_files"],
+        srcs = [":{}_{}".format(lib, g) for g in ["ptx", "ltoir", "cubin", "cuda_plan"]] + ["//cuda_rules:toolkit_files"],
         toolkit = toolkit,
         tags = ["manual"],
         testonly = True,
@@ -63,6 +63,38 @@ def fidelity_test(name, srcs, reference_extra = [], expect = "equal", size = "me
             "--expect=" + expect,
         ] + (["--reference_extra=" + ",".join(reference_extra)] if reference_extra else []),
         data = srcs + [":" + name + "_inputs"],
+        deps = [
+            "//tools/nvcc_plan:nvcc_plan_lib",
+            "@rules_cuda_stages_pypi//absl_py",
+            "@rules_cuda_stages_pypi//bazel_runfiles",
+        ],
+    )
+
+def device_link_fidelity_test(name, deps, reference_extra = [], expect = "equal", size = "medium"):
+    """Device-links `deps` with cuda_device_link and compares with nvcc -dlink on the same objects.
+
+    Args:
+      name: test name; the device link is `<name>_dlink`.
+      deps: rdc cuda_library targets.
+      reference_extra: nvcc options given to the reference run only.
+      expect: "equal", or "differ" (a non-vacuity check with reference_extra).
+      size: test size.
+    """
+    dlink = name + "_dlink"
+    cuda_device_link(name = dlink, deps = deps, tags = ["manual"])
+    for group in ["device_link", "cuda_objects", "cuda_plan"]:
+        native.filegroup(name = "{}_{}".format(dlink, group), srcs = [":" + dlink], output_group = group, tags = ["manual"])
+    py_test(
+        name = name,
+        size = size,
+        srcs = ["fidelity_test.py"],
+        main = "fidelity_test.py",
+        args = [
+            "--device_link=" + dlink,
+            "--package=" + native.package_name(),
+            "--expect=" + expect,
+        ] + (["--reference_extra=" + ",".join(reference_extra)] if reference_extra else []),
+        data = [":{}_{}".format(dlink, g) for g in ["device_link", "cuda_objects", "cuda_plan"]] + ["//cuda_rules:toolkit_files"],
         deps = [
             "//tools/nvcc_plan:nvcc_plan_lib",
             "@rules_cuda_stages_pypi//absl_py",

@@ -29,6 +29,7 @@ flags.DEFINE_string("target", None, "name of the staged cuda_library (its _cuda/
 flags.DEFINE_string("package", None, "package of that target")
 flags.DEFINE_enum("expect", "equal", ["equal", "differ"], "what the comparison must show")
 flags.DEFINE_list("reference_extra", [], "extra nvcc options for the reference run only")
+flags.DEFINE_string("device_link", None, "name of a cuda_device_link: compare its linked cubins with nvcc -dlink's instead")
 
 
 def _runfiles_root():
@@ -214,18 +215,69 @@ def compare(root, layout_path):
     return layout, results
 
 
+def compare_device_link(root, layout_path):
+    """The linked cubins and registration list of a cuda_device_link against `nvcc -dlink`'s.
+
+    nvcc -dlink reads the host objects of the linked sources (made by the
+    staged rules, whose relocatable cubins and LTO IR the compile fidelity
+    tests check against nvcc's); the device link reads each source's code
+    for one arch. Both must link the same cubin.
+    """
+    with open(layout_path) as f:
+        layout = json.load(f)
+    with open(_runfile(root, layout["nvcc_args_file"])) as f:
+        nvcc_args = json.load(f)
+    execroot = _scratch_execroot(root, layout)
+    keep = os.path.join(execroot, "keep")
+    os.makedirs(keep)
+    nvcc = os.path.join(layout["toolkit_root"], "bin", "nvcc")
+    args = [a for a in nvcc_args if a not in layout["placeholders"]]
+    args[args.index("-o") + 1] = os.path.join(keep, "reference.o")
+    args += [_runfile(root, o) for o in layout["objects"]] + FLAGS.reference_extra + ["--keep", "--keep-dir", keep]
+    plan = nvcc_plan_lib.plan_from_text(nvcc_plan_lib.run_dryrun(nvcc, args, cwd=execroot))
+    env = dict(os.environ, PWD="/proc/self/cwd")
+    proc = subprocess.run([nvcc] + args, cwd=execroot, env=env, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise AssertionError("reference nvcc -dlink failed:\n" + proc.stderr)
+    pairs = []
+    for nvlink in plan.by_kind("nvlink"):
+        pairs.append(("linked cubin " + nvlink.arch, layout["files"]["cubin/" + nvlink.arch], nvlink.outputs[0]))
+        reg = nvcc_plan_lib.value_after(nvlink.argv, "--register-link-binaries")
+    pairs.append(("registration list", layout["files"]["reg_c/" + layout["archs"][-1]], reg))
+    results = []
+    for what, staged, reference in pairs:
+        with open(_runfile(root, staged), "rb") as f:
+            ours = f.read()
+        with open(os.path.join(execroot, reference), "rb") as f:
+            theirs = f.read()
+        same = ours == theirs
+        first = None
+        if not same:
+            first = next((i for i, (a, b) in enumerate(zip(ours, theirs)) if a != b), min(len(ours), len(theirs)))
+        results.append((what, same, first, len(ours), len(theirs), ""))
+    layout["src"] = "device link of %d objects" % len(layout["objects"])
+    return layout, results
+
+
 def main(argv):
     del argv
     root = _runfiles_root()
+    if FLAGS.device_link:
+        pattern = os.path.join(root, "_main", FLAGS.package, "_cuda", FLAGS.device_link, "dlink", "plan", "layout.json")
+        return _report(root, sorted(glob.glob(pattern)), pattern, compare_device_link, lambda layout: ["archs=" + ",".join(layout["archs"]), "lto" if layout["lto"] else "no lto"])
     pattern = os.path.join(root, "_main", FLAGS.package, "_cuda", FLAGS.target, "**", "plan", "layout.json")
     layouts = sorted(glob.glob(pattern, recursive=True))
+    return _report(root, layouts, pattern, compare, nvcc_args_summary)
+
+
+def _report(root, layouts, pattern, compare, summary):
     if not layouts:
         print("no staged layout found at " + pattern, file=sys.stderr)
         return 1
     all_same = True
     for layout_path in layouts:
         layout, results = compare(root, layout_path)
-        print("%s (%s):" % (layout["src"], " ".join(nvcc_args_summary(layout))))
+        print("%s (%s):" % (layout["src"], " ".join(summary(layout))))
         for what, same, first, n_ours, n_theirs, note in results:
             all_same &= same
             detail = "identical (%d bytes)%s" % (n_ours, note) if same else "DIFFERENT at byte %s (%d vs %d bytes)" % (first, n_ours, n_theirs)

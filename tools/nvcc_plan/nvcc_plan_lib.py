@@ -23,6 +23,7 @@ MNEMONICS = {
     "fatbinary": "CudaFatbinary",
     "host_compile": "CudaHostCompile",
     "nvlink": "CudaDeviceLink",
+    "link_stub": "CudaLinkStub",
     "cleanup": None,
     "unknown": None,
 }
@@ -221,7 +222,8 @@ def classify(index, argv):
             else:
                 stage.kind = "host_preprocess"
         elif "-c" in argv:
-            stage.kind = "host_compile"
+            # -dlink: crt/link.stub compiled with the linked fatbinary.
+            stage.kind = "link_stub" if src and os.path.basename(src) == "link.stub" else "host_compile"
     elif tool == "cudafe++":
         stage.kind = "frontend"
         src = _last_positional(argv, _CUDAFE_VALUE_FLAGS)
@@ -261,6 +263,9 @@ def classify(index, argv):
                 stage.outputs.append(arg.split("=", 1)[1])
     elif tool == "nvlink":
         stage.kind = "nvlink"
+        stage.arch = value_after(argv, "--arch") or value_after(argv, "-arch") or ""
+        out = value_after(argv, "-o")
+        stage.outputs = [out] if out else []
     return stage
 
 

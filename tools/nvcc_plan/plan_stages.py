@@ -231,7 +231,68 @@ def build_scripts(plan, layout, nvcc_args):
     for directory in layout["iquote"]:
         hc[-2:-2] = ["-iquote", directory]  # before `-o OUT`
     emit("host_compile", host_compile, "CudaHostCompile", "", hc, hints=True)
+
+    if layout.get("rdc"):
+        out[scripts["device_object"]] = device_object_script(
+            label, src, env_exports, command(fatbinary), hc[0], layout["module_id_string"], toolkit_root
+        )
     return out
+
+
+def device_object_script(label, src, env_exports, fatbinary_argv, host_cc, module_id, toolkit_root):
+    """A script that wraps one arch's relocatable device code of a source as nvcc's object carries it.
+
+    nvlink names each linked module after the `__nv_module_id` of the object
+    it came from, and the host object of the source registers itself under
+    that name; so the device link (CudaDeviceLink) must read objects, not
+    bare cubins. This script makes, for one arch, the device-only part of
+    the object nvcc would make: a fatbinary of that arch's image, made with
+    nvcc's own fatbinary options for this source, embedded by fatbinary's own
+    C wrapper, plus the module id. The device link runs it for each input, so
+    its key holds only that arch's code.
+
+    Usage: device_object.sh KIND SM IMAGE OUT  (KIND elf or nvvm, SM e.g. 90)
+    """
+    keep = [
+        a
+        for a in fatbinary_argv[1:]
+        if not a.startswith(("--image3=", "--embedded-fatbin=", "--create="))
+    ]
+    fatbinary = [fatbinary_argv[0]] + keep + ['--image3=kind=$1,sm=$2,file=$3', '--embedded-fatbin=$4.fatbin.c']
+    compile_c = [
+        host_cc,
+        "-c",
+        "-x",
+        "c++",
+        "-I" + toolkit_root + "/include",
+        "-D__NV_MODULE_ID=" + module_id,
+        "$4.c",
+        "-o",
+        "$4",
+    ]
+    lines = [
+        "#!/bin/sh",
+        "# rules_cuda_stages: one arch of the relocatable device code of %s (%s), as an object for nvlink." % (src, label),
+        "# Usage: device_object.sh KIND SM IMAGE OUT (KIND: elf or nvvm; SM: e.g. 90)",
+        "set -e",
+    ]
+    for name, value in env_exports:
+        lines.append("%s=%s; export %s" % (name, value, name))
+    lines += [
+        " ".join(_quote_keeping_params(a) for a in fatbinary),
+        "printf '#include \"%s\"\\nstatic const unsigned char __module_id_str[] __attribute__((used, section(\"__nv_module_id\"))) = \"%s\";\\n' \"$4.fatbin.c\" "
+        + shlex.quote(module_id)
+        + " > \"$4.c\"",
+        " ".join(_quote_keeping_params(a) for a in compile_c),
+        'rm -f "$4.c" "$4.fatbin.c"',
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _quote_keeping_params(arg):
+    """Shell-quotes arg but lets $1..$4 expand."""
+    parts = re.split(r"(\$[1-9])", arg)
+    return "".join(p if re.fullmatch(r"\$[1-9]", p) else (shlex.quote(p) if p else "") for p in parts) or "''"
 
 
 def _normpath(path):

@@ -48,6 +48,50 @@ filegroup(
     ),
 )
 
+# What device linking (nvlink, the fatbinary of the linked cubins and the
+# registration stub's compile) reads besides the headers: the tools, the link
+# stub, and the device runtime nvlink links (-lcudadevrt), wherever this
+# toolkit keeps it.
+filegroup(
+    name = "device_link_files",
+    srcs = glob(
+        [
+            "bin/nvlink",
+            "bin/fatbinary",
+            "bin/crt/link.stub",
+            "lib64/libcudadevrt.a",
+            "lib/libcudadevrt.a",
+            "targets/*/lib/libcudadevrt.a",
+        ],
+        allow_empty = True,
+    ),
+)
+
+# What nvlink -dlto loads: libNVVM and libdevice.
+filegroup(
+    name = "lto_files",
+    srcs = glob(
+        [
+            "nvvm/lib64/**",
+            "nvvm/libdevice/**",
+        ],
+        allow_empty = True,
+    ),
+)
+
+# The device runtime's host side, linked into binaries with device-linked code.
+cc_library(
+    name = "cudadevrt",
+    srcs = glob(
+        [
+            "lib64/libcudadevrt.a",
+            "lib/libcudadevrt.a",
+            "targets/*/lib/libcudadevrt.a",
+        ],
+        allow_empty = True,
+    )[:1],
+)
+
 cc_library(
     name = "headers",
     hdrs = glob(["include/**"], allow_empty = True),
@@ -74,9 +118,12 @@ cuda_toolchain(
     cicc = "nvvm/bin/cicc",
     cicc_files = ":cicc_files",
     compiler_files = ":compiler_files",
+    cudadevrt = ":cudadevrt",
     cudafe = "bin/cudafe++",
+    device_link_files = ":device_link_files",
     fatbinary = "bin/fatbinary",
     headers = ":include_files",
+    lto_files = ":lto_files",
     nvcc = "bin/nvcc",
     nvcc_files = ":nvcc_files",
     nvlink = "bin/nvlink",

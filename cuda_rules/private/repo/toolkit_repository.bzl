@@ -147,6 +147,22 @@ def select_wheels(versions, version, platform):
         )
     return wheels, None
 
+def _complete_wheel_layout(rctx):
+    """Adds the two places the device linker looks in that the wheels leave out.
+
+    The wheels' nvcc.profile passes -L$(TOP)/lib64 to nvlink (for
+    -lcudadevrt), and nvlink -dlto loads $(TOP)/nvvm/lib64/libnvvm.so; the
+    wheels put both libraries in lib/.
+    """
+    lib = rctx.path("lib")
+    if not lib.exists:
+        return
+    for child in lib.readdir():
+        if child.basename.endswith(".a"):
+            rctx.symlink(child, "lib64/" + child.basename)
+        elif child.basename.startswith("libnvvm.so"):
+            rctx.symlink(child, "nvvm/lib64/libnvvm.so")
+
 def _wheel_toolkit_repository_impl(rctx):
     version = rctx.attr.version
     platform = rctx.attr.platform or host_platform(rctx)
@@ -172,6 +188,7 @@ def _wheel_toolkit_repository_impl(rctx):
                 sha = wheel["sha256"],
                 url = wheel["url"],
             ))
+    _complete_wheel_layout(rctx)
     rctx.file("version.bzl", "CUDA_VERSION = {}\n".format(repr(version)))
     rctx.template("BUILD.bazel", rctx.attr._build_tpl, {
         "%{version}": version,

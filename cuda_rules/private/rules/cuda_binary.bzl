@@ -1,13 +1,14 @@
 """cuda_binary and cuda_test: cc_binary / cc_test over a cuda_library of their sources."""
 
 load("@rules_cc//cc:defs.bzl", "cc_binary", "cc_test")
+load("//cuda_rules/private:rules/cuda_device_link.bzl", "cuda_device_link")
 load("//cuda_rules/private:rules/cuda_library.bzl", "cuda_library")
 
 visibility(["//cuda_rules/...", "//tests/..."])
 
 # Attributes that go to the cuda_library compiling the sources; the rest go to
 # the cc_binary / cc_test.
-_LIBRARY_ATTRS = ["copts", "host_copts", "ptxasopts", "defines", "local_defines", "includes", "archs", "staged", "hdrs"]
+_LIBRARY_ATTRS = ["copts", "host_copts", "ptxasopts", "defines", "local_defines", "includes", "archs", "staged", "hdrs", "rdc"]
 
 def _split(name, srcs, deps, kwargs):
     lib_kwargs = {k: kwargs.pop(k) for k in _LIBRARY_ATTRS if k in kwargs}
@@ -23,7 +24,19 @@ def _split(name, srcs, deps, kwargs):
         target_compatible_with = kwargs.get("target_compatible_with"),
         **lib_kwargs
     )
-    return [":" + lib]
+
+    # Device-links the relocatable device code below the binary (nothing, when
+    # there is none).
+    dlink = "_{}_dlink".format(name)
+    cuda_device_link(
+        name = dlink,
+        deps = [":" + lib] + deps,
+        tags = kwargs.get("tags", []) + ["manual"],
+        testonly = kwargs.get("testonly", False),
+        visibility = ["//visibility:private"],
+        target_compatible_with = kwargs.get("target_compatible_with"),
+    )
+    return [":" + lib, ":" + dlink]
 
 def cuda_binary(name, srcs = [], deps = [], **kwargs):
     """A cc_binary whose sources may be .cu files (compiled by a cuda_library in stages).
@@ -33,7 +46,8 @@ def cuda_binary(name, srcs = [], deps = [], **kwargs):
       srcs: .cu, C/C++ sources and private headers.
       deps: cuda_library / cc_library dependencies.
       **kwargs: cuda_library attributes (copts, host_copts, ptxasopts, defines, local_defines,
-        includes, archs, staged, hdrs) and cc_binary attributes.
+        includes, archs, staged, hdrs, rdc) and cc_binary attributes. Relocatable device code
+        (rdc = True here or in deps) is device-linked for the binary (cuda_device_link).
     """
     cc_binary(name = name, deps = _split(name, srcs, deps, kwargs), **kwargs)
 

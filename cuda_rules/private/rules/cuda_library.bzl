@@ -11,7 +11,7 @@ load("//cuda_rules/private:actions/host_compile.bzl", "host_compile_action")
 load("//cuda_rules/private:actions/plan.bzl", "plan_action")
 load("//cuda_rules/private:actions/preprocess.bzl", "device_preprocess_action", "host_preprocess_action")
 load("//cuda_rules/private:actions/ptxas.bzl", "ptxas_action")
-load("//cuda_rules/private:archs.bzl", "abi_arch_list", "gencode_flags", "parse_archs")
+load("//cuda_rules/private:archs.bzl", "abi_arch_list", "device_link_archs", "gencode_flags", "parse_archs")
 load("//cuda_rules/private:module_id.bzl", "module_id")
 load("//cuda_rules/private:providers.bzl", "CudaInfo")
 load("//cuda_rules/private:toolchain.bzl", "CUDA_TOOLCHAINS", "find_cuda_toolchain")
@@ -27,6 +27,8 @@ _HDR_EXTENSIONS = ["h", "hh", "hpp", "hxx", "inc", "inl", "cuh"]
 # would accept the option).
 _STAGED_ONLY = "staged: "
 _ARCH_FIX = "choose archs with the `archs` attribute or --@rules_cuda_stages//cuda_rules:archs"
+_RDC_FIX = "set rdc = True on the target"
+_DLINK_FIX = "cuda_binary / cuda_test device-link rdc code themselves (cc_binary: add a cuda_device_link to its deps)"
 _UNSUPPORTED = {
     "-gencode": _ARCH_FIX,
     "--generate-code": _ARCH_FIX,
@@ -36,17 +38,17 @@ _UNSUPPORTED = {
     "--gpu-code": _ARCH_FIX,
     "-ccbin": "the host compiler is the C++ toolchain's compiler",
     "--compiler-bindir": "the host compiler is the C++ toolchain's compiler",
-    "-rdc": "relocatable device code is not supported yet",
-    "--relocatable-device-code": "relocatable device code is not supported yet",
-    "-dc": "relocatable device code is not supported yet",
-    "--device-c": "relocatable device code is not supported yet",
-    "-dw": "relocatable device code is not supported yet",
-    "--device-w": "relocatable device code is not supported yet",
-    "-dlink": "device linking is not supported yet",
-    "--device-link": "device linking is not supported yet",
-    "-dlto": "device link-time optimisation is not supported yet",
-    "--dlink-time-opt": "device link-time optimisation is not supported yet",
-    "-Xnvlink": "device linking is not supported yet",
+    "-rdc": _RDC_FIX,
+    "--relocatable-device-code": _RDC_FIX,
+    "-dc": _RDC_FIX,
+    "--device-c": _RDC_FIX,
+    "-dw": _RDC_FIX,
+    "--device-w": _RDC_FIX,
+    "-dlink": _DLINK_FIX,
+    "--device-link": _DLINK_FIX,
+    "-dlto": "choose LTO archs (lto_NN) in `archs` with rdc = True; binaries then device-link with -dlto",
+    "--dlink-time-opt": "choose LTO archs (lto_NN) in `archs` with rdc = True; binaries then device-link with -dlto",
+    "-Xnvlink": _DLINK_FIX,
     "-c": "the rules choose what each stage produces",
     "--compile": "the rules choose what each stage produces",
     "-o": "the rules choose what each stage produces",
@@ -146,6 +148,8 @@ def _nvcc_common_args(ctx, cc_toolchain, archs, cctx):
     args = ctx.actions.args()
     args.add("-ccbin", cc_toolchain.compiler_executable)
     args.add_all(gencode_flags(archs))
+    if ctx.attr.rdc:
+        args.add("-rdc=true")
     args.add("-Xcompiler=-fPIC")
     if "clang" not in cc_toolchain.compiler:
         # GCC resolves symlinks in the paths of system headers (-isystem) it
@@ -158,6 +162,15 @@ def _nvcc_common_args(ctx, cc_toolchain, archs, cctx):
     args.add_all(ctx.attr.ptxasopts, format_each = "-Xptxas=%s")
     args.add_all(cctx.includes, before_each = "-I", map_each = _canonical)
     args.add_all(cctx.quote_includes, before_each = "-I", map_each = _canonical)
+
+    # Like cc rules: #include "pkg/file.h" from the repository's root (source
+    # and generated files), through every gcc stage of nvcc's plan.
+    root = ctx.label.workspace_root or "."
+    args.add_all(
+        [root, _join(ctx.bin_dir.path, ctx.label.workspace_root)],
+        map_each = _canonical,
+        format_each = "-Xcompiler=-iquote,%s",
+    )
     args.add_all(cctx.system_includes, before_each = "-isystem", map_each = _canonical)
     args.add_all(cctx.defines, format_each = "-D%s")
     args.add_all(ctx.attr.local_defines, format_each = "-D%s")
@@ -172,7 +185,8 @@ def _staged_compile(ctx, *, cuda, cc_toolchain, cc_files, archs, abi_list, cctx,
         return ctx.actions.declare_file("{}/{}".format(base, path))
 
     module_id_file = out(stem + ".module_id")
-    ctx.actions.write(module_id_file, module_id(ctx.label, src.short_path))
+    module_id_string = module_id(ctx.label, src.short_path)
+    ctx.actions.write(module_id_file, module_id_string)
 
     cpp4 = out(stem + ".cpp4.ii")
     cudafe1_cpp = out(stem + ".cudafe1.cpp")
@@ -203,7 +217,8 @@ def _staged_compile(ctx, *, cuda, cc_toolchain, cc_files, archs, abi_list, cctx,
         a = v.virtual
         f = struct(
             cpp1 = out("{}/{}.cpp1.ii".format(a, stem)),
-            ptx = out("{}/{}.ptx".format(a, stem)),
+            # cicc's output: PTX, or NVVM IR for an LTO arch.
+            ptx = out("{}/{}.{}".format(a, stem, "ltoir" if v.lto else "ptx")),
             c = out("{}/{}.cudafe1.c".format(a, stem)),
             stub = out("{}/{}.cudafe1.stub.c".format(a, stem)),
             gpu = out("{}/{}.cudafe1.gpu".format(a, stem)),
@@ -223,6 +238,8 @@ def _staged_compile(ctx, *, cuda, cc_toolchain, cc_files, archs, abi_list, cctx,
             reals.append("{}/{}".format(a, r))
     last = archs.virtuals[-1].virtual
 
+    device_object_script = script("device_object") if ctx.attr.rdc else None
+
     layout = out("plan/layout.json")
     nvcc_args_file = out("plan/nvcc_args.json")
     ctx.actions.write(layout, json.encode_indent({
@@ -232,6 +249,9 @@ def _staged_compile(ctx, *, cuda, cc_toolchain, cc_files, archs, abi_list, cctx,
         "module_id": module_id_file.path,
         "user_options": ctx.attr.copts,
         "virtual_archs": [v.virtual for v in archs.virtuals],
+        "lto_archs": [v.virtual for v in archs.virtuals if v.lto],
+        "rdc": ctx.attr.rdc,
+        "module_id_string": module_id_string,
         "real_archs": reals,
         "host_compile_stub_arch": last,
         "abi_arch_list": abi_list,
@@ -271,6 +291,7 @@ def _staged_compile(ctx, *, cuda, cc_toolchain, cc_files, archs, abi_list, cctx,
         cudafe1_cpp = cudafe1_cpp,
     )
     images = []
+    device_link = []
     for v in archs.virtuals:
         f = per_arch[v.virtual]
         device_preprocess_action(
@@ -302,8 +323,11 @@ def _staged_compile(ctx, *, cuda, cc_toolchain, cc_files, archs, abi_list, cctx,
                 arch = r,
             )
             images.append(f.cubins[r])
-        if v.ptx:
+            device_link.append(struct(arch = r, kind = "elf", image = f.cubins[r]))
+        if v.ptx or v.lto:
             images.append(f.ptx)
+        if v.lto:
+            device_link.append(struct(arch = "sm_" + v.virtual[len("compute_"):], kind = "nvvm", image = f.ptx))
     fatbinary_action(
         ctx.actions,
         cuda = cuda,
@@ -322,9 +346,23 @@ def _staged_compile(ctx, *, cuda, cc_toolchain, cc_files, archs, abi_list, cctx,
         cc_files = cc_files,
         obj = obj,
     )
+    device_link_inputs = [
+        struct(
+            arch = d.arch,
+            kind = d.kind,
+            image = d.image,
+            script = device_object_script,
+            object = obj,
+            label = str(ctx.label),
+            src = src.short_path,
+        )
+        for d in device_link
+    ] if ctx.attr.rdc else []
     return struct(
         obj = obj,
-        ptx = [per_arch[v.virtual].ptx for v in archs.virtuals],
+        device_link_inputs = device_link_inputs,
+        ltoir = [per_arch[v.virtual].ptx for v in archs.virtuals if v.lto],
+        ptx = [per_arch[v.virtual].ptx for v in archs.virtuals if not v.lto],
         cubins = [c for v in archs.virtuals for c in per_arch[v.virtual].cubins.values()],
         fatbin = fatbin,
         scripts = scripts.values() + [layout, module_id_file, nvcc_args_file],
@@ -366,6 +404,13 @@ def _cuda_library_impl(ctx):
     abi = abi_arch_list(archs, ctx.attr._abi_archs[BuildSettingInfo].value, "--@rules_cuda_stages//cuda_rules:abi_archs (building {})".format(ctx.label))
     if abi.error:
         fail(abi.error)
+    lto = [v.virtual for v in archs.virtuals if v.lto]
+    if lto and not ctx.attr.rdc:
+        fail(("{}: LTO archs ({}) keep NVVM IR for the device link, which needs relocatable device code. " +
+              "Fix: set rdc = True on this target, or use sm_NN archs.").format(
+            ctx.label,
+            ", ".join(["lto_" + v[len("compute_"):] for v in lto]),
+        ))
     if abi.value and not staged:
         fail(("{}: --@rules_cuda_stages//cuda_rules:abi_archs pins __CUDA_ARCH_LIST__ in the stages' commands, " +
               "which one nvcc action cannot do. Fix: build this target staged, or unset abi_archs.").format(ctx.label))
@@ -397,6 +442,8 @@ def _cuda_library_impl(ctx):
     cc_files = cc_toolchain.all_files
 
     objects = []
+    device_link_inputs = []
+    ltoir = []
     ptx = []
     cubins = []
     fatbins = []
@@ -416,12 +463,14 @@ def _cuda_library_impl(ctx):
                 src = src,
             )
             objects.append(r.obj)
+            device_link_inputs += r.device_link_inputs
+            ltoir += r.ltoir
             ptx += r.ptx
             cubins += r.cubins
             fatbins.append(r.fatbin)
             plan_files += r.scripts
         else:
-            objects.append(_unstaged_compile(
+            obj = _unstaged_compile(
                 ctx,
                 cuda = cuda,
                 cc_toolchain = cc_toolchain,
@@ -430,7 +479,14 @@ def _cuda_library_impl(ctx):
                 cctx = cctx,
                 headers = headers,
                 src = src,
-            ))
+            )
+            objects.append(obj)
+            if ctx.attr.rdc:
+                # nvlink takes each arch's code out of the object's fatbinary.
+                device_link_inputs += [
+                    struct(arch = a, kind = "object", image = obj, script = None, object = obj, label = str(ctx.label), src = src.short_path)
+                    for a in device_link_archs(archs)
+                ]
 
     cc_compilation_context, cc_outputs = cc_common.compile(
         name = ctx.label.name,
@@ -439,7 +495,8 @@ def _cuda_library_impl(ctx):
         cc_toolchain = cc_toolchain,
         srcs = cc_srcs,
         public_hdrs = ctx.files.hdrs,
-        private_hdrs = private_hdrs,
+        # The C++ rules reject header extensions they do not know (.cuh).
+        private_hdrs = [h for h in private_hdrs if h.extension != "cuh"],
         compilation_contexts = [cctx],
         user_compile_flags = ctx.attr.host_copts,
         local_defines = ctx.attr.local_defines,
@@ -455,7 +512,9 @@ def _cuda_library_impl(ctx):
         cc_toolchain = cc_toolchain,
         compilation_outputs = cc_common.merge_compilation_outputs(compilation_outputs = [cc_outputs, cu_outputs]),
         user_link_flags = ctx.attr.linkopts,
-        alwayslink = ctx.attr.alwayslink,
+        # The device link registers every relocatable module it linked, so
+        # each one's host object must be in the binary.
+        alwayslink = ctx.attr.alwayslink or ctx.attr.rdc,
         disallow_dynamic_library = True,
     )
     cc_info = cc_common.merge_cc_infos(
@@ -476,9 +535,12 @@ def _cuda_library_impl(ctx):
             fatbins = depset(fatbins),
             archs = archs,
             abi_arch_list = abi.value,
+            rdc = ctx.attr.rdc,
+            device_link_inputs = device_link_inputs,
         ),
         OutputGroupInfo(
             ptx = depset(ptx),
+            ltoir = depset(ltoir),
             cubin = depset(cubins),
             fatbin = depset(fatbins),
             cuda_objects = depset(objects),
@@ -504,6 +566,12 @@ _ATTRS = {
     "includes": attr.string_list(doc = "Include directories (package-relative) for this target and its dependents."),
     "linkopts": attr.string_list(doc = "Linker options for binaries that depend on this target."),
     "alwayslink": attr.bool(default = False, doc = "Link every object even if nothing references it."),
+    "rdc": attr.bool(
+        default = False,
+        doc = "Relocatable device code (nvcc -rdc): device functions and variables may be used across .cu files and " +
+              "targets, and kernels may launch kernels (dynamic parallelism). Binaries device-link it per arch " +
+              "(cuda_binary / cuda_test do; cc_binary: add a cuda_device_link). Needed for lto_NN archs.",
+    ),
     "archs": attr.string(doc = "Overrides --@rules_cuda_stages//cuda_rules:archs for this target, e.g. \"sm_80,sm_90a,compute_90\"."),
     "staged": attr.int(
         default = -1,

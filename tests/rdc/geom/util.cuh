@@ -1,0 +1,2 @@
+#pragma once
+__device__ float rdc_offset(float x);
