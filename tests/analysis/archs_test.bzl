@@ -4,7 +4,7 @@ load("@bazel_skylib//lib:unittest.bzl", "asserts", "unittest")
 
 # Private files, loaded by tests on purpose: their visibility() allows //tests/...
 # buildifier: disable=bzl-visibility
-load("//cuda_rules/private:archs.bzl", "gencode_flags", "parse_archs")
+load("//cuda_rules/private:archs.bzl", "device_link_archs", "gencode_flags", "parse_archs")
 
 # buildifier: disable=bzl-visibility
 load("//cuda_rules/private:module_id.bzl", "module_id")
@@ -23,6 +23,19 @@ def _parse_ok(env, spec, expected):
     return archs
 
 # parse_archs ------------------------------------------------------------------
+
+def _parse_archs_lto_test_impl(ctx):
+    env = unittest.begin(ctx)
+    for spec in ["lto_80,lto_90", "compute_90:lto_90;compute_80:lto_80"]:
+        archs = parse_archs(spec, _WHERE)
+        asserts.equals(env, None, archs.error, spec)
+        asserts.equals(env, [("compute_80", [], False, True), ("compute_90", [], False, True)], [(v.virtual, v.reals, v.ptx, v.lto) for v in archs.virtuals], spec)
+        asserts.equals(env, ["-gencode=arch=compute_80,code=[lto_80]", "-gencode=arch=compute_90,code=[lto_90]"], gencode_flags(archs), spec)
+        asserts.equals(env, ["sm_80", "sm_90"], device_link_archs(archs), spec)
+    asserts.equals(env, ["sm_80", "sm_86", "sm_90"], device_link_archs(parse_archs("sm_80,sm_86,lto_90", _WHERE)))
+    return unittest.end(env)
+
+parse_archs_lto_test = unittest.make(_parse_archs_lto_test_impl)
 
 def _parse_archs_single_real_test_impl(ctx):
     env = unittest.begin(ctx)
@@ -80,7 +93,9 @@ def _parse_archs_errors_test_impl(ctx):
         "sm_80:sm_80",  # a real arch before ':'
         "compute_80:compute_90",  # PTX of another virtual
         "compute_80:",
-        "lto_90",  # needs relocatable device code
+        "compute_90:lto_80",  # LTO IR of another virtual
+        "sm_90,lto_90",  # LTO and code from the same virtual arch
+        "lto_9",
         "",
         " ",
     ]:
@@ -226,6 +241,7 @@ def archs_test_suite(name):
     parse_archs_reals_and_virtuals_test(name = "parse_archs_reals_and_virtuals_test")
     parse_archs_rules_cuda_form_test(name = "parse_archs_rules_cuda_form_test")
     parse_archs_errors_test(name = "parse_archs_errors_test")
+    parse_archs_lto_test(name = "parse_archs_lto_test")
     parse_archs_empty_entries_test(name = "parse_archs_empty_entries_test")
     gencode_flags_test(name = "gencode_flags_test")
     module_id_shape_test(name = "module_id_shape_test")
@@ -241,6 +257,7 @@ def archs_test_suite(name):
             ":module_id_unique_test",
             ":parse_archs_empty_entries_test",
             ":parse_archs_errors_test",
+            ":parse_archs_lto_test",
             ":parse_archs_reals_and_virtuals_test",
             ":parse_archs_rules_cuda_form_test",
             ":parse_archs_single_real_test",

@@ -31,4 +31,7 @@ def compile_action(actions, *, cuda, src, headers, cc_files, nvcc_args, obj):
         mnemonic = "CudaCompile",
         progress_message = "Compiling %{input} with nvcc (%{label})",
         toolchain = CUDA_TOOLCHAIN_TYPE,
+        # nvcc runs the host compiler, which finds its assembler on PATH (the
+        # staged scripts run under /bin/sh, which has a default PATH).
+        use_default_shell_env = True,
     )
