@@ -11,7 +11,7 @@ import subprocess
 
 from runfiles import runfiles
 
-CUDA_OUTPUT_SUFFIXES = (".ii", ".cpp", ".ptx", ".cubin", ".fatbin", ".c", ".o", ".module_id", ".sh")
+CUDA_OUTPUT_SUFFIXES = (".ii", ".cpp", ".ptx", ".ltoir", ".cubin", ".fatbin", ".c", ".o", ".module_id", ".sh")
 TOOLKIT = os.environ.get("CUDA_TOOLKIT", "13.0")
 
 

@@ -5,6 +5,7 @@ load("@rules_cc//cc:find_cc_toolchain.bzl", "find_cc_toolchain", "use_cc_toolcha
 load("//cuda_rules/private:actions/device_link.bzl", "device_link_action", "link_stub_action")
 load("//cuda_rules/private:actions/fatbinary.bzl", "fatbinary_action")
 load("//cuda_rules/private:actions/plan.bzl", "plan_action")
+load("//cuda_rules/private:labels.bzl", "display_label")
 load("//cuda_rules/private:providers.bzl", "CudaInfo")
 load("//cuda_rules/private:toolchain.bzl", "CUDA_TOOLCHAINS", "find_cuda_toolchain")
 
@@ -25,7 +26,7 @@ def _device_link_inputs_aspect_impl(target, ctx):
         info = target[CudaInfo]
         inputs = info.device_link_inputs
         if not info.rdc and info.objects:
-            non_rdc = [str(target.label)]
+            non_rdc = [display_label(target.label)]
     deps = [d[_DeviceLinkInputsInfo] for d in getattr(ctx.rule.attr, "deps", []) if _DeviceLinkInputsInfo in d]
     return [_DeviceLinkInputsInfo(
         inputs = depset(inputs, transitive = [d.inputs for d in deps]),
@@ -111,7 +112,7 @@ def _cuda_device_link_impl(ctx):
     nvcc_args_file = out("plan/nvcc_args.json")
     layout = out("plan/layout.json")
     ctx.actions.write(layout, json.encode_indent({
-        "label": str(ctx.label),
+        "label": display_label(ctx.label),
         "toolkit_root": "/proc/self/cwd/" + cuda.toolkit_root,
         "archs": archs,
         "lto": lto,

@@ -12,6 +12,7 @@ load("//cuda_rules/private:actions/plan.bzl", "plan_action")
 load("//cuda_rules/private:actions/preprocess.bzl", "device_preprocess_action", "host_preprocess_action")
 load("//cuda_rules/private:actions/ptxas.bzl", "ptxas_action")
 load("//cuda_rules/private:archs.bzl", "abi_arch_list", "device_link_archs", "gencode_flags", "parse_archs")
+load("//cuda_rules/private:labels.bzl", "display_label")
 load("//cuda_rules/private:module_id.bzl", "module_id")
 load("//cuda_rules/private:providers.bzl", "CudaInfo")
 load("//cuda_rules/private:toolchain.bzl", "CUDA_TOOLCHAINS", "find_cuda_toolchain")
@@ -353,7 +354,7 @@ def _staged_compile(ctx, *, cuda, cc_toolchain, cc_files, archs, abi_list, cctx,
             image = d.image,
             script = device_object_script,
             object = obj,
-            label = str(ctx.label),
+            label = display_label(ctx.label),
             src = src.short_path,
         )
         for d in device_link
@@ -484,7 +485,7 @@ def _cuda_library_impl(ctx):
             if ctx.attr.rdc:
                 # nvlink takes each arch's code out of the object's fatbinary.
                 device_link_inputs += [
-                    struct(arch = a, kind = "object", image = obj, script = None, object = obj, label = str(ctx.label), src = src.short_path)
+                    struct(arch = a, kind = "object", image = obj, script = None, object = obj, label = display_label(ctx.label), src = src.short_path)
                     for a in device_link_archs(archs)
                 ]
 

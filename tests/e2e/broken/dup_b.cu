@@ -1,0 +1,1 @@
+__device__ int dup_value() { return 2; }
