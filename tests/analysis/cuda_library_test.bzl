@@ -1,7 +1,7 @@
 """Analysis tests of cuda_library: the actions it registers, their argv and outputs, and its errors."""
 
 load("@bazel_skylib//lib:unittest.bzl", "analysistest", "asserts")
-load("//cuda_rules/private:providers.bzl", "CudaInfo")
+load("//cuda_rules:providers.bzl", "CudaInfo")
 
 _ARCHS_SETTING = str(Label("//cuda_rules:archs"))
 _ABI_ARCHS_SETTING = str(Label("//cuda_rules:abi_archs"))
@@ -372,6 +372,7 @@ def _device_link_actions_test_impl(ctx):
     for a in links:
         arch = a.outputs.to_list()[0].dirname.rpartition("/")[2]
         by_arch[arch] = sorted([f.basename for f in a.inputs.to_list() if f.extension in ("cubin", "ltoir")])
+
     # Each arch's link reads only that arch's code of the two sources.
     asserts.equals(env, {"sm_80": ["kernel.cubin", "other_kernel.cubin"], "sm_90": ["kernel.cubin", "other_kernel.cubin"]}, by_arch)
     for a in links:

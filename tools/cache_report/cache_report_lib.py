@@ -16,6 +16,7 @@ import re
 
 _REAL = re.compile(r"/(compute_[0-9]+[af]?)/(sm_[0-9]+[af]?)/")
 _VIRTUAL = re.compile(r"/(compute_[0-9]+[af]?)/")
+_LINKED = re.compile(r"/dlink/(sm_[0-9]+[af]?)/")  # cuda_device_link's per-arch outputs
 _SECONDS = re.compile(r"^([0-9.]+)s$")
 
 # Stages in pipeline order; other mnemonics are listed after them.
@@ -29,9 +30,11 @@ STAGE_ORDER = [
     "CudaFatbinary",
     "CudaHostCompile",
     "CudaCompile",
+    "CudaDeviceLink",
+    "CudaLinkStub",
 ]
 # The stages that produce device code (what "device-stage CPU" counts).
-DEVICE_STAGES = {"CudaDevicePreprocess", "CudaCicc", "CudaPtxas"}
+DEVICE_STAGES = {"CudaDevicePreprocess", "CudaCicc", "CudaPtxas", "CudaDeviceLink"}
 
 
 class LogError(ValueError):
@@ -57,7 +60,7 @@ class Spawn:
             if m:
                 return m.group(2)
         for path in self.outputs:
-            m = _VIRTUAL.search(path)
+            m = _VIRTUAL.search(path) or _LINKED.search(path)
             if m:
                 return m.group(1)
         return "-"

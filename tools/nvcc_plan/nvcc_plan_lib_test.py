@@ -84,6 +84,21 @@ class PlanTest(unittest.TestCase):
         plan = _plan("cuda13.0_rdc_link.txt")
         self.assertEqual(len(plan.by_kind("nvlink")), 1)
 
+    def test_device_link_plan(self):
+        # nvcc --dryrun -dlink -dlto x.o y.o, two real archs: what
+        # plan_device_link turns into CudaDeviceLink / CudaFatbinary / CudaLinkStub.
+        plan = _plan("cuda13.0_dlink_dlto.txt")
+        self.assertEqual(
+            [(s.kind, s.arch) for s in plan.stages if s.kind != "cleanup"],
+            [("nvlink", "sm_80"), ("nvlink", "sm_90"), ("fatbinary", ""), ("link_stub", "")],
+        )
+        for s in plan.by_kind("nvlink"):
+            self.assertEqual(s.mnemonic, "CudaDeviceLink")
+            self.assertTrue(s.outputs[0].endswith(".cubin"), s.outputs)
+            self.assertIn("-dlto", s.argv)
+        self.assertEqual(plan.by_kind("link_stub")[0].mnemonic, "CudaLinkStub")
+        self.assertEqual(plan.by_kind("link_stub")[0].outputs, ["dl.o"])
+
     def test_outputs(self):
         plan = _plan("cuda13.0_sm90.txt")
         self.assertIn("digraph nvcc_plan", lib.to_graphviz(plan))
