@@ -1,7 +1,8 @@
 """module_id.py against ids that module_id.bzl gave in real builds (Bazel 7.7.1).
 
 Each expected id was read from `bazel-bin/.../<source>.module_id` of the
-target and source named next to it.
+target and source named next to it; run_plan_test checks one more against its
+fixture's file at test time.
 """
 
 import unittest
@@ -14,6 +15,11 @@ _FROM_BAZEL = [
         "//tests/fidelity:plain_kernel_fast_math_4arch_staged",
         "tests/fidelity/srcs/plain_kernel.cu",
         "_19736e96_15_plain_kernel_cu_cda55c49",
+    ),
+    (
+        "//tools/nvcc_plan:runner_fixture",
+        "tools/nvcc_plan/testdata/run/axpy-kernel.cu",
+        "_36f5cd68_14_axpy_kernel_cu_5b13768a",
     ),
     (
         "@@rules_cuda_stages_examples~//vector_add:vector_add",
