@@ -185,6 +185,7 @@ class RunnerTest(unittest.TestCase):
         return ours_id, pairs, d
 
     def test_a_ptx_and_cubins_equal_nvcc_keep_modulo_module_id(self):
+        # fatbinary compresses the PTX it embeds: the ids cannot be swapped inside the fatbinary.
         ours_id, pairs, d = self._against_nvcc_keep("axpy-kernel.cu", fatbin_bytes_equal=False)
         # Not vacuous: the id is in the device code (the anonymous namespace's variable).
         self.assertIn(ours_id, _read(os.path.join(d, pairs[0][0])))
