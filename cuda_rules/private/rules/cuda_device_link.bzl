@@ -66,10 +66,7 @@ def _cuda_device_link_impl(ctx):
         sources.setdefault((i.label, i.src), []).append(i.arch)
         lto = lto or i.kind == "nvvm"
     archs = sorted(by_arch.keys(), key = _arch_key)
-    objects = []
-    for i in inputs:
-        if i.object not in objects:
-            objects.append(i.object)
+    objects = {i.object: None for i in inputs}.keys()  # link order, once each
     for (label, src), have in sources.items():
         missing = [a for a in archs if a not in have]
         if missing:
