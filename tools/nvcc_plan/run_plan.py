@@ -33,7 +33,7 @@ _PLAIN = "use plain nvcc for this call"
 # nvcc is asked, so the message names the option (a plan of another shape is
 # refused as well: check_plan).
 _REFUSED_GROUPS = [
-    (("-dc", "--device-c", "-dw", "--device-w"), "relocatable device code is not supported by the runner yet"),
+    (("-dc", "--device-c", "-dw", "--device-w"), "write `-rdc=true -c` (the runner needs the explicit compile)"),
     (
         ("-dlink", "--device-link", "-dlto", "--dlink-time-opt"),
         "device linking is not supported by the runner yet",
@@ -107,9 +107,7 @@ def check_nvcc_args(args):
             i += step
             continue
         if name in ("-rdc", "--relocatable-device-code"):
-            if value.lower() in ("true", "1", "yes"):
-                raise RunError("nvcc_plan --run: `%s`: relocatable device code is not supported by the runner yet; %s" % (
-                    " ".join(args[i : i + step]), _PLAIN))
+            pass  # -rdc=true: the same stages; nvcc -dlink reads the object as nvcc's own
         elif name in _REFUSED:
             raise RunError("nvcc_plan --run: `%s`: %s; %s" % (arg, _REFUSED[name], _PLAIN))
         if arg in ("-c", "--compile"):
@@ -248,7 +246,8 @@ def _layout(plan, work_dir, label, module_id_file, toolkit_root):
         a = cicc.arch
         virtuals.append(a)
         files["cpp1/" + a] = out("%s/%s.cpp1.ii" % (a, stem))
-        files["ptx/" + a] = out("%s/%s.ptx" % (a, stem))
+        # cicc's output: PTX, or NVVM IR for an LTO arch (-rdc=true, code=lto_NN).
+        files["ptx/" + a] = out("%s/%s.%s" % (a, stem, "ltoir" if "-lto" in cicc.argv else "ptx"))
         files["cicc_c/" + a] = out("%s/%s.cudafe1.c" % (a, stem))
         files["cicc_stub/" + a] = out("%s/%s.cudafe1.stub.c" % (a, stem))
         files["cicc_gpu/" + a] = out("%s/%s.cudafe1.gpu" % (a, stem))

@@ -76,7 +76,7 @@ class CheckArgsTest(unittest.TestCase):
         self.assertIn("dropped `-t 4`", notes[0])
 
     def test_modes_other_than_one_compile_are_refused(self):
-        for extra in (["-rdc=true"], ["-rdc", "true"], ["--relocatable-device-code=true"], ["-dc"], ["-dlink"],
+        for extra in (["-dc"], ["-dlink"],
                       ["-E"], ["-ptx"], ["-cubin"], ["-MD"], ["--keep"], ["-lib"], ["--dryrun"]):
             with self.subTest(extra=extra):
                 with self.assertRaisesRegex(run_plan.RunError, "use plain nvcc") as e:
@@ -193,6 +193,35 @@ class RunnerTest(unittest.TestCase):
     def test_a_fatbinary_equals_nvcc_keep_without_module_id_in_device_code(self):
         ours_id, pairs, d = self._against_nvcc_keep("plain_kernel.cu", fatbin_bytes_equal=True)
         self.assertNotIn(ours_id, _read(os.path.join(d, pairs[0][0])))
+
+    def test_a_relocatable_and_lto_code(self):
+        # -rdc=true: a relocatable cubin for sm_80 (equal to nvcc's modulo the
+        # module id) and NVVM IR for lto_90 (compressed, so the id cannot be
+        # swapped in it: checked reproducible and device-linkable instead).
+        name, stem = "plain_kernel.cu", "plain_kernel"
+        gencode = ["-rdc=true", "-gencode", "arch=compute_80,code=sm_80", "-gencode", "arch=compute_90,code=lto_90"]
+        d = self._dir(name)
+        self._run_ok(self.ccbin + gencode + ["-c", name, "-o", stem + ".o"], d, keep_dir="keep")
+        ref_args = self.ccbin + gencode + ["-c", name, "-o", "ref/%s.o" % stem, "--keep", "--keep-dir", "ref"]
+        os.makedirs(os.path.join(d, "ref"))
+        subprocess.run([self.nvcc] + ref_args, cwd=d, check=True, capture_output=True)
+        ours_id = _read(os.path.join(d, "keep", stem + ".module_id"))
+        theirs_id = _read(glob.glob(os.path.join(d, "ref", "*.module_id"))[0])
+        cubin = "keep/compute_80/sm_80/%s.cubin" % stem
+        self.assertEqual(
+            _read(os.path.join(d, cubin)).replace(ours_id, theirs_id),
+            _read(glob.glob(os.path.join(d, "ref", "*compute_80.cubin"))[0]),
+        )
+        other = self._dir(name)
+        self._run_ok(self.ccbin + gencode + ["-c", name, "-o", stem + ".o"], other, keep_dir="keep")
+        ltoir = "keep/compute_90/%s.ltoir" % stem
+        self.assertEqual(_read(os.path.join(d, ltoir)), _read(os.path.join(other, ltoir)))
+        self.assertEqual(_read(os.path.join(d, stem + ".o")), _read(os.path.join(other, stem + ".o")))
+        link = subprocess.run(
+            [self.nvcc] + self.ccbin + ["-dlink", "-dlto", "-gencode", "arch=compute_80,code=sm_80",
+                                        "-gencode", "arch=compute_90,code=sm_90", stem + ".o", "-o", "dlink.o"],
+            cwd=d, capture_output=True, text=True)
+        self.assertEqual(link.returncode, 0, link.stderr)
 
     # (b) ---------------------------------------------------------------------
 
