@@ -33,6 +33,10 @@ PLAIN = ("//vector_add:", "//templated:")
 EXAMPLES = "@rules_cuda_stages_examples//..."
 DEMO = "@rules_cuda_stages_examples//vector_add:vector_add_demo"
 DEMO_PATH = "external/rules_cuda_stages_examples~/vector_add/vector_add_demo"
+# Relocatable device code with LTO: the device link (CudaDeviceLink per arch,
+# CudaLinkStub) runs remotely too.
+RDC = "//tests/rdc:lto_test"
+RDC_PATH = "tests/rdc/lto_test"
 CUBIN = "external/rules_cuda_stages_examples~/vector_add/_cuda/vector_add/vector_add/compute_{a}/sm_{a}/vector_add.cubin"
 
 
@@ -60,12 +64,14 @@ class RemoteTest(unittest.TestCase):
             cls.dev.bazel("clean")
             cls.dev.bazel("build", "--config=rbe", "--//cuda_rules:archs=sm_89", "--remote_executor=" + cls.worker.address,
                           "--noremote_accept_cached",
-                          "--execution_log_binary_file=" + _log(tmp, "rbe"), DEMO)
+                          "--execution_log_binary_file=" + _log(tmp, "rbe"), DEMO, RDC)
             cls.dev.bazel("build", "--//cuda_rules:archs=sm_89", "--remote_executor=" + cls.worker.address,
-                          "--remote_download_toplevel", DEMO)
+                          "--remote_download_toplevel", DEMO, RDC)
             cls.remote_demo = cls.dev.file(DEMO_PATH)
-            cls.ci.bazel("build", "--//cuda_rules:archs=sm_89", DEMO)  # local reference
+            cls.remote_rdc = cls.dev.file(RDC_PATH)
+            cls.ci.bazel("build", "--//cuda_rules:archs=sm_89", DEMO, RDC)  # local reference
             cls.local_demo = cls.ci.file(DEMO_PATH)
+            cls.local_rdc = cls.ci.file(RDC_PATH)
             # 3a. The cache server goes away in the middle of a build.
             cls.dev.bazel("clean")
             build = cls.dev.start("build", "--//cuda_rules:archs=sm_87,sm_120", remote_cache, "--remote_download_all",
@@ -140,13 +146,15 @@ class RemoteTest(unittest.TestCase):
         stages = [s for s in spawns if s.mnemonic.startswith("Cuda")]
         self.assertEqual({s.mnemonic for s in stages}, {
             "CudaPlan", "CudaHostPreprocess", "CudaFrontend", "CudaDevicePreprocess", "CudaCicc",
-            "CudaPtxas", "CudaFatbinary", "CudaHostCompile"})
+            "CudaPtxas", "CudaFatbinary", "CudaHostCompile", "CudaDeviceLink", "CudaLinkStub"})
         self.assertEqual({s.runner for s in stages}, {"remote"})
         self.assertEqual([s.mnemonic for s in spawns if s.runner != "remote"], [])
 
     def test_remotely_built_binary_equals_the_local_one(self):
         self.assertGreater(len(self.local_demo), 100000)
         self.assertEqual(hashlib.sha256(self.remote_demo).hexdigest(), hashlib.sha256(self.local_demo).hexdigest())
+        self.assertGreater(len(self.local_rdc), 100000)
+        self.assertEqual(hashlib.sha256(self.remote_rdc).hexdigest(), hashlib.sha256(self.local_rdc).hexdigest())
 
     def test_build_survives_the_cache_server_stopping(self):
         self.assertTrue(self.stopped_during_build, "the build ended before the server was stopped")
