@@ -6,6 +6,10 @@ the cubins and, with relocatable device code, in symbols. The rules write it
 instead: it depends only on the target's label and the source's workspace-
 relative path, so it is the same on every machine and checkout, and unique per
 translation unit. It has the shape (and so the length) of nvcc's own.
+
+tools/nvcc_plan/module_id.py is the same function in Python (for
+`nvcc_plan --run --module_id_label`); //tools/nvcc_plan:run_plan_test fails if
+the two differ.
 """
 
 visibility(["//cuda_rules/...", "//tests/..."])
