@@ -12,12 +12,13 @@ repetition), each build cold (bazel clean, a fresh --disk_cache):
              the first build's disk cache (the CI -> developer scenario)
   unstaged4  Bazel, staged=false (one CudaCompile = one nvcc per file), 4 archs;
              the same host-only edit, built incrementally
-  nvcc4      nvcc per file and nvcc -t 0 per file, --jobs files at a time
+  nvcc4      nvcc per file, nvcc -t 0 per file and the staged runner
+             (tools/nvcc_plan/nvcc_plan.py --run -j <cores>) per file, --jobs
+             files at a time
   staged1, unstaged1, nvcc1   the same for --dev_archs only
   abi        the CI -> developer scenario with --//cuda_rules:abi_archs = CI's archs
   nolog      Bazel, staged, 4 archs, without an execution log (what writing the
              log, which every other Bazel build does, costs)
-  runner4, runner1   the staged runner (tools/nvcc_plan/nvcc_plan.py --run), if asked for
 
 Bazel runs with --jobs = cores, its own output base and no convenience
 symlinks. CPU time of a Bazel build = the change of the Bazel server's
@@ -305,8 +306,6 @@ class Bench:
                 "--corpus_bzl=" + os.path.join(self.corpus, "corpus.bzl"), "--out=" + out,
                 "--workdir=" + os.path.join(self.scratch, "nvcc_work"),
             ]
-            if variant == "runner":
-                args.append("--runner=python3 %s/tools/nvcc_plan/nvcc_plan.py --run" % REPO)
             # bazel run: the same nvcc (the toolkit's runfiles) and host compiler
             # (tools/bazelw's root) as the Bazel builds.
             load = loadavg()
@@ -328,7 +327,7 @@ class Bench:
         self.prepare()
         blocks = self.opts.blocks.split(",")
         dev = self.opts.dev_archs
-        nvcc_variants = ["nvcc", "nvcc_t0"] + (["runner"] if self.opts.runner else [])
+        nvcc_variants = ["nvcc", "nvcc_t0"] + ([] if self.opts.no_runner else ["runner"])
         actions = {
             "staged4": lambda rep: self.block_staged(rep, self.opts.archs, True),
             "unstaged4": lambda rep: self.block_unstaged(rep, self.opts.archs, True),
@@ -401,7 +400,7 @@ def main():
     p.add_argument("--skip", default="", help="'edit': no host-only edit scenario")
     p.add_argument("--files", default="", help="a subset of the corpus (for trying the benchmark out)")
     p.add_argument("--jobs", type=int, default=0, help="Bazel --jobs and files at a time for nvcc (default: cores)")
-    p.add_argument("--runner", action="store_true", help="also the staged runner, tools/nvcc_plan/nvcc_plan.py --run")
+    p.add_argument("--no_runner", action="store_true", help="without the staged runner (tools/nvcc_plan/nvcc_plan.py --run)")
     p.add_argument("--out", default=os.path.join(REPO, "docs", "performance"))
     p.add_argument("--name", default="%dcore" % os.cpu_count(), help="results-<name>.json, tables-<name>.md")
     p.add_argument("--report_only", action="store_true", help="only tables and plots from saved results")

@@ -133,8 +133,9 @@ class Bench:
         table = os.path.join(workdir, name + ".table.txt")
         wall, cpu, rc = run_child(self.command(variant, name, obj, table), workdir, os.path.join(workdir, name + ".log"))
         rec = {"wall_s": round(wall, 3), "cpu_s": round(cpu, 3), "ok": rc == 0 and os.path.exists(obj)}
-        if variant == "runner" and os.path.exists(table):
-            with open(table) as f:
+        if variant == "runner":
+            # The runner's summary line (stderr, in the log): "..., critical path 9.02 s: plan -> ...".
+            with open(os.path.join(workdir, name + ".log"), errors="replace") as f:
                 rec["critical_path_s"] = critical_path_s(f.read())
         if not rec["ok"]:
             with open(os.path.join(workdir, name + ".log"), errors="replace") as f:
@@ -200,15 +201,29 @@ def _cpu_model():
     return platform.processor()
 
 
-def _default_nvcc():
-    # Under `bazel run`, //cuda_rules:toolkit_files puts the selected toolkit's bin/nvcc in the runfiles.
+def _runfiles_root():
     root = os.environ.get("RUNFILES_DIR") or ""
     here = os.path.abspath(__file__)
     while not root and os.path.dirname(here) != here:
         here = os.path.dirname(here)
         if here.endswith(".runfiles"):
             root = here
-    if root and os.path.isdir(root):
+    return root if root and os.path.isdir(root) else ""
+
+
+def _default_runner():
+    # Under `bazel run`: the nvcc_plan py_binary from the runfiles (it brings absl-py).
+    root = _runfiles_root()
+    launcher = os.path.join(root, "_main", "tools", "nvcc_plan", "nvcc_plan") if root else ""
+    if launcher and os.access(launcher, os.X_OK):
+        return launcher + " --run"
+    return "%s %s --run" % (sys.executable, os.path.join(REPO, "tools", "nvcc_plan", "nvcc_plan.py"))
+
+
+def _default_nvcc():
+    # Under `bazel run`, //cuda_rules:toolkit_files puts the selected toolkit's bin/nvcc in the runfiles.
+    root = _runfiles_root()
+    if root:
         for repo in sorted(os.listdir(root)):
             path = os.path.join(root, repo, "bin", "nvcc")
             if os.path.exists(path) and os.path.exists(os.path.join(root, repo, "bin", "nvcc.profile")):
@@ -229,7 +244,7 @@ def main(argv=None):
     p.add_argument("--scopes", default="corpus", help="corpus, file, or both")
     p.add_argument("--reps", type=int, default=3)
     p.add_argument("--jobs", type=int, default=os.cpu_count(), help="files at a time in the corpus scope")
-    p.add_argument("--runner", default="%s %s" % (sys.executable, os.path.join(REPO, "tools", "nvcc_plan", "nvcc_plan.py")) + " --run")
+    p.add_argument("--runner", default=_default_runner(), help="the runner's command (default: nvcc_plan.py --run)")
     p.add_argument("--runner_jobs", type=int, default=os.cpu_count(), help="-j of the runner")
     p.add_argument("--workdir", default=None, help="scratch directory (default: a temporary one)")
     p.add_argument("--out", required=True, help="JSON file; rewritten after every run")
