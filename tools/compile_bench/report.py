@@ -258,6 +258,7 @@ def gpu_tables(path):
             out += ["### The whole corpus, %s, %s files at a time" % (archs, doc.get("jobs")), "",
                     lib.markdown_table(["build", "runs", "wall", "CPU", "this ÷ nvcc -t 0, wall",
                                         "this ÷ nvcc -t 0, CPU"], rows), ""]
+            out += _per_file_in_corpus(groups, archs, variants)
         files = sorted({k[4] for k in groups if k[2] == archs and k[3] == "file"},
                        key=lambda f: list(doc["runs"][0]["files"]).index(f) if doc["runs"] and f in doc["runs"][0]["files"] else 0)
         if files:
@@ -282,9 +283,35 @@ def gpu_tables(path):
                                                                "wall_s")))
                 rows.append(row)
             out += ["### One file at a time, alone on the machine, %s" % archs, "", lib.markdown_table(header, rows), ""]
-    if doc.get("stopped"):
-        out += ["(stopped early: %s)" % doc["stopped"], ""]
+    stopped = doc.get("stopped")
+    if stopped:
+        out += ["Stopped early (device-time budget): " + "; ".join(stopped if isinstance(stopped, list) else [stopped]), ""]
     return "\n".join(out)
+
+
+def _per_file_in_corpus(groups, archs, variants):
+    """Per-file times inside the whole-corpus runs (each file started at once, files <= cores)."""
+    runs = {v: groups.get((v, "cold", archs, "corpus", None), []) for v in variants}
+    if not runs.get("nvcc") and not runs.get("runner"):
+        return []
+    files = list(next(r for rs in runs.values() for r in rs)["files"])
+    header = ["file"] + ["%s wall" % NAMES[v].split(" (")[0] for v in variants if runs[v]]
+    if runs.get("runner"):
+        header += ["runner's critical path", "runner CPU ÷ nvcc CPU"]
+    rows = []
+    for f in files:
+        row = [f]
+        for v in variants:
+            if runs[v]:
+                row.append(lib.fmt_s(lib.median([r["files"][f]["wall_s"] for r in runs[v]])))
+        if runs.get("runner"):
+            row.append(lib.fmt_s(lib.median([r["files"][f].get("critical_path_s") for r in runs["runner"]])))
+            cpu_runner = lib.median([r["files"][f]["cpu_s"] for r in runs["runner"]])
+            cpu_nvcc = lib.median([r["files"][f]["cpu_s"] for r in runs.get("nvcc", [])])
+            row.append("%.2fx" % (cpu_runner / cpu_nvcc) if cpu_runner and cpu_nvcc else "–")
+        rows.append(row)
+    return ["Per file inside those runs (medians; every file starts at once, so -t 0 and the runner "
+            "share the cores with the other files' threads):", "", lib.markdown_table(header, rows), ""]
 
 
 # --- plots -----------------------------------------------------------------------
@@ -307,24 +334,26 @@ def plot_cold(doc, archs_list, out_png, title):
     import numpy as np
 
     groups = lib.group(doc["runs"])
-    variants = [v for v in ("bazel_staged", "bazel_unstaged", "nvcc", "nvcc_t0", "runner")
-                if any(k[0] == v and k[3] == "corpus" for k in groups)]
     fig, axes = plt.subplots(1, len(archs_list), figsize=(6 * len(archs_list), 4.2), squeeze=False)
     for ax, archs in zip(axes[0], archs_list):
-        runs = [groups.get((v, "cold", archs, "corpus", None), []) for v in variants]
+        variants = [v for v in ("bazel_staged", "bazel_unstaged", "nvcc", "nvcc_t0", "runner")
+                    if groups.get((v, "cold", archs, "corpus", None))]
+        runs = [groups[(v, "cold", archs, "corpus", None)] for v in variants]
         x = np.arange(len(variants))
         for i, (name, label, color) in enumerate((("wall_s", "wall", "#4c72b0"),
                                                    ("cpu_actions_s", "CPU of the compilers", "#dd8452"))):
             meds, err = _bars(ax, variants, runs, name, color)
             ax.bar(x + (i - 0.5) * 0.38, meds, 0.38, yerr=err, capsize=3, label=label, color=color)
-        server = [lib.median([r.get("cpu_server_s") for r in rs]) or 0 for rs in runs]
-        ax.bar(x + 0.5 * 0.38, server, 0.38, bottom=[lib.median([lib.metric(r, "cpu_actions_s") for r in rs]) or 0
-                                                       for rs in runs],
-               color="#c44e52", label="CPU of the Bazel server")
+        server = [lib.median([r.get("cpu_server_s") for r in rs]) for rs in runs]
+        if any(s is not None for s in server):
+            ax.bar(x + 0.5 * 0.38, [s or 0 for s in server], 0.38,
+                   bottom=[lib.median([lib.metric(r, "cpu_actions_s") for r in rs]) or 0 for rs in runs],
+                   color="#c44e52", label="CPU of the Bazel server")
         ax.set_xticks(x)
         ax.set_xticklabels([NAMES[v].replace(" (", "\n(").replace(", ", ",\n") for v in variants], fontsize=7)
         ax.set_ylabel("seconds (median; bars: min–max)")
         ax.set_title("%s, cold, %s" % (title, archs), fontsize=9)
+        ax.margins(y=0.12)
         ax.legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(out_png, dpi=110)
@@ -389,6 +418,7 @@ def plot_scenarios(doc, archs, dev_archs, out_png, title):
 
 
 def plot_gpu_files(doc, archs, out_png, title):
+    """Per-file wall inside the whole-corpus runs, and the runner's critical path."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -396,24 +426,27 @@ def plot_gpu_files(doc, archs, out_png, title):
     import numpy as np
 
     groups = lib.group(doc["runs"])
-    files = sorted({k[4] for k in groups if k[2] == archs and k[3] == "file"})
-    if not files:
+    variants = [v for v in ("nvcc", "nvcc_t0", "runner") if groups.get((v, "cold", archs, "corpus", None))]
+    if not variants:
         return
-    variants = [v for v in ("nvcc", "nvcc_t0", "runner") if any(k[0] == v and k[3] == "file" for k in groups)]
-    width = 0.8 / (len(variants) + (1 if "runner" in variants else 0))
+    runs = {v: groups[(v, "cold", archs, "corpus", None)] for v in variants}
+    files = list(runs[variants[0]][0]["files"])
+    files.sort(key=lambda f: -lib.median([r["files"][f]["wall_s"] for r in runs[variants[0]]]))
+    bars = [(NAMES[v] + ", wall", [lib.median([r["files"][f]["wall_s"] for r in runs[v]]) for f in files])
+            for v in variants]
+    if "runner" in runs:
+        bars.append(("runner's critical path", [lib.median([r["files"][f].get("critical_path_s") for r in runs["runner"]]) or 0
+                                                for f in files]))
+    width = 0.8 / len(bars)
     fig, ax = plt.subplots(figsize=(11, 4.5))
     x = np.arange(len(files))
-    for i, v in enumerate(variants):
-        meds = [lib.median([r["wall_s"] for r in groups.get((v, "cold", archs, "file", f), [])]) or 0 for f in files]
-        ax.bar(x + i * width, meds, width, label=NAMES[v] + ", wall")
-    if "runner" in variants:
-        cps = [lib.median([r["files"][f].get("critical_path_s") for r in groups.get(("runner", "cold", archs, "file", f), [])]) or 0
-               for f in files]
-        ax.bar(x + len(variants) * width, cps, width, label="runner's critical path", color="#999999")
-    ax.set_xticks(x + width * (len(variants) - 1) / 2)
+    colors = ["#8172b3", "#4c72b0", "#dd8452", "#999999"]
+    for i, (label, vals) in enumerate(bars):
+        ax.bar(x + i * width, vals, width, label=label, color=colors[i % len(colors)])
+    ax.set_xticks(x + width * (len(bars) - 1) / 2)
     ax.set_xticklabels(files, rotation=30, fontsize=8)
     ax.set_ylabel("seconds (median)")
-    ax.set_title("%s: one file at a time, %s" % (title, archs), fontsize=9)
+    ax.set_title("%s: per file inside the whole-corpus runs, %s (all files start at once)" % (title, archs), fontsize=9)
     ax.legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(out_png, dpi=110)
@@ -450,7 +483,7 @@ def main():
         gtitle = "%s cores (GPU machine)" % gpu.get("tools", {}).get("cores", "?")
         plot_cold(gpu, archs, os.path.join(opts.out, "cold-%s.png" % opts.gpu_name), gtitle)
         for a in archs:
-            plot_gpu_files(gpu, a, os.path.join(opts.out, "files-%s-%darch.png" % (opts.gpu_name, a.count(",") + 1)), gtitle)
+            plot_gpu_files(gpu, a, os.path.join(opts.out, "files-%s-%darch.png" % (opts.gpu_name, _n_archs(a))), gtitle)
 
 
 if __name__ == "__main__":
