@@ -29,6 +29,12 @@ def compile_action(actions, *, cuda, src, headers, cc_files, nvcc_args, obj):
         inputs = depset([src], transitive = [headers, cc_files, cuda.compiler_files]),
         outputs = [obj],
         mnemonic = "CudaCompile",
+        # nvcc only adds the toolkit's directories to PATH (nvcc.profile), and
+        # the host compiler finds its assembler and linker through PATH: give
+        # the action Bazel's default shell environment, as C++ compile actions
+        # get (a fixed PATH under --incompatible_strict_action_env). The staged
+        # scripts run under /bin/sh, whose default PATH does the same.
+        use_default_shell_env = True,
         progress_message = "Compiling %{input} with nvcc (%{label})",
         toolchain = CUDA_TOOLCHAIN_TYPE,
         # nvcc runs the host compiler, which finds its assembler on PATH (the
