@@ -37,7 +37,4 @@ def compile_action(actions, *, cuda, src, headers, cc_files, nvcc_args, obj):
         use_default_shell_env = True,
         progress_message = "Compiling %{input} with nvcc (%{label})",
         toolchain = CUDA_TOOLCHAIN_TYPE,
-        # nvcc runs the host compiler, which finds its assembler on PATH (the
-        # staged scripts run under /bin/sh, which has a default PATH).
-        use_default_shell_env = True,
     )
