@@ -19,20 +19,15 @@ Usage:
   plan_device_link --layout LAYOUT.json --nvcc PATH -- NVCC_ARGS...
 """
 
-import json
-import os
 import shlex
-import sys
 
 from absl import app
-from absl import flags
 
 from tools.nvcc_plan import nvcc_plan_lib
 from tools.nvcc_plan import plan_stages
 
-# --layout (the link's inputs and every stage's outputs) and --nvcc, as
-# plan_stages defines them.
-FLAGS = flags.FLAGS
+# Flags: --layout (the link's inputs and every stage's outputs) and --nvcc,
+# as plan_stages defines them.
 
 _DUPLICATE_HINT = (
     "a __device__ function or variable is defined in more than one of the sources above. "
@@ -171,29 +166,7 @@ def _sed_replacement(text):
 
 
 def main(argv):
-    if not FLAGS.layout or not FLAGS.nvcc:
-        raise app.UsageError("--layout and --nvcc are required")
-    with open(FLAGS.layout) as f:
-        layout = json.load(f)
-    nvcc_args = argv[1:]
-    try:
-        nvcc = FLAGS.nvcc if os.path.isabs(FLAGS.nvcc) else os.path.join("/proc/self/cwd", FLAGS.nvcc)
-        plan = nvcc_plan_lib.plan_from_text(nvcc_plan_lib.run_dryrun(nvcc, nvcc_args))
-        scripts = build_scripts(plan, layout)
-    except (plan_stages.LayoutError, nvcc_plan_lib.PlanError) as e:
-        msg = str(e)
-        if not msg.startswith("rules_cuda_stages:"):
-            msg = "rules_cuda_stages: %s: %s" % (layout.get("label", "?"), msg)
-        print(msg, file=sys.stderr)
-        return 1
-    for path, content in scripts.items():
-        with open(path, "w") as f:
-            f.write(content)
-    with open(layout["nvcc_args_file"], "w") as f:
-        json.dump(nvcc_args, f, indent=1)
-        f.write("\n")
-    return 0
-
+    return plan_stages.plan_and_write(argv, lambda plan, layout, nvcc_args: build_scripts(plan, layout))
 
 if __name__ == "__main__":
     app.run(main)

@@ -305,7 +305,11 @@ def _set_value(argv, flag, value):
             argv[i + 1] = value
 
 
-def main(argv):
+def plan_and_write(argv, build):
+    """The CudaPlan action: runs `nvcc --dryrun`, writes the scripts `build(plan, layout, nvcc_args)` returns.
+
+    Shared by this tool (a source's stages) and plan_device_link (a device link's).
+    """
     if not FLAGS.layout or not FLAGS.nvcc:
         raise app.UsageError("--layout and --nvcc are required")
     with open(FLAGS.layout) as f:
@@ -317,7 +321,7 @@ def main(argv):
         nvcc = FLAGS.nvcc if os.path.isabs(FLAGS.nvcc) else os.path.join("/proc/self/cwd", FLAGS.nvcc)
         text = nvcc_plan_lib.run_dryrun(nvcc, nvcc_args)
         plan = nvcc_plan_lib.plan_from_text(text)
-        scripts = build_scripts(plan, layout, nvcc_args)
+        scripts = build(plan, layout, nvcc_args)
     except (LayoutError, nvcc_plan_lib.PlanError) as e:
         msg = str(e)
         if not msg.startswith("rules_cuda_stages:"):
@@ -333,6 +337,9 @@ def main(argv):
         f.write("\n")
     return 0
 
+
+def main(argv):
+    return plan_and_write(argv, build_scripts)
 
 if __name__ == "__main__":
     app.run(main)
