@@ -130,6 +130,32 @@ def _swap(data, ours, theirs):
     return data.replace(ours.encode(), theirs.encode())
 
 
+def _reference_run(root, layout, nvcc_args, inputs=()):
+    """Runs nvcc's own command (`nvcc_args` + `inputs`, --keep) in a scratch execroot.
+
+    Returns (execroot, keep directory, nvcc's plan of that command).
+    """
+    execroot = _scratch_execroot(root, layout)
+    keep = os.path.join(execroot, "keep")
+    os.makedirs(keep)
+    nvcc = os.path.join(layout["toolkit_root"], "bin", "nvcc")
+    args = list(nvcc_args)
+    args[args.index("-o") + 1] = os.path.join(keep, "reference.o")
+    args += list(inputs) + FLAGS.reference_extra + ["--keep", "--keep-dir", keep]
+    plan = nvcc_plan_lib.plan_from_text(nvcc_plan_lib.run_dryrun(nvcc, args, cwd=execroot))
+    # The same convention as the staged scripts (and Bazel's C++ actions):
+    # debug info names the working directory /proc/self/cwd.
+    env = dict(os.environ, PWD="/proc/self/cwd")
+    proc = subprocess.run([nvcc] + args, cwd=execroot, env=env, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise AssertionError("reference `nvcc %s` failed:\n%s" % (" ".join(args), proc.stderr))
+    return execroot, keep, plan
+
+
+def _first_difference(ours, theirs):
+    return next((i for i, (a, b) in enumerate(zip(ours, theirs)) if a != b), min(len(ours), len(theirs)))
+
+
 def compare(root, layout_path):
     with open(layout_path) as f:
         layout = json.load(f)
@@ -138,20 +164,7 @@ def compare(root, layout_path):
     with open(_runfile(root, layout["module_id"])) as f:
         our_id = f.read().strip()
 
-    execroot = _scratch_execroot(root, layout)
-    keep = os.path.join(execroot, "keep")
-    os.makedirs(keep)
-    nvcc = os.path.join(layout["toolkit_root"], "bin", "nvcc")
-    args = list(nvcc_args)
-    args[args.index("-o") + 1] = os.path.join(keep, "reference.o")
-    args += FLAGS.reference_extra + ["--keep", "--keep-dir", keep]
-    plan = nvcc_plan_lib.plan_from_text(nvcc_plan_lib.run_dryrun(nvcc, args, cwd=execroot))
-    # The same convention as the staged scripts (and Bazel's C++ actions):
-    # debug info names the working directory /proc/self/cwd.
-    env = dict(os.environ, PWD="/proc/self/cwd")
-    proc = subprocess.run([nvcc] + args, cwd=execroot, env=env, capture_output=True, text=True)
-    if proc.returncode != 0:
-        raise AssertionError("reference nvcc failed:\n" + proc.stderr)
+    execroot, keep, plan = _reference_run(root, layout, nvcc_args)
     with open(glob.glob(os.path.join(keep, "*.module_id"))[0]) as f:
         nvcc_id = f.read().strip()
     if len(nvcc_id) != len(our_id):
@@ -199,7 +212,7 @@ def compare(root, layout_path):
                 note = " (= nvcc's ptxas command on nvcc's PTX; nvcc's own cubin also records the sources' mtimes and sizes and, with -G, its own temp file names)"
         first = None
         if not same:
-            first = next((i for i, (a, b) in enumerate(zip(ours, theirs)) if a != b), min(len(ours), len(theirs)))
+            first = _first_difference(ours, theirs)
             if what.startswith("ptx"):
                 lo = max(0, first - 120)
                 print("    staged:    %r" % ours[lo : first + 120])
@@ -227,18 +240,12 @@ def compare_device_link(root, layout_path):
         layout = json.load(f)
     with open(_runfile(root, layout["nvcc_args_file"])) as f:
         nvcc_args = json.load(f)
-    execroot = _scratch_execroot(root, layout)
-    keep = os.path.join(execroot, "keep")
-    os.makedirs(keep)
-    nvcc = os.path.join(layout["toolkit_root"], "bin", "nvcc")
-    args = [a for a in nvcc_args if a not in layout["placeholders"]]
-    args[args.index("-o") + 1] = os.path.join(keep, "reference.o")
-    args += [_runfile(root, o) for o in layout["objects"]] + FLAGS.reference_extra + ["--keep", "--keep-dir", keep]
-    plan = nvcc_plan_lib.plan_from_text(nvcc_plan_lib.run_dryrun(nvcc, args, cwd=execroot))
-    env = dict(os.environ, PWD="/proc/self/cwd")
-    proc = subprocess.run([nvcc] + args, cwd=execroot, env=env, capture_output=True, text=True)
-    if proc.returncode != 0:
-        raise AssertionError("reference nvcc -dlink failed:\n" + proc.stderr)
+    execroot, _, plan = _reference_run(
+        root,
+        layout,
+        [a for a in nvcc_args if a not in layout["placeholders"]],
+        inputs=[_runfile(root, o) for o in layout["objects"]],
+    )
     pairs = []
     for nvlink in plan.by_kind("nvlink"):
         pairs.append(("linked cubin " + nvlink.arch, layout["files"]["cubin/" + nvlink.arch], nvlink.outputs[0]))
@@ -251,10 +258,7 @@ def compare_device_link(root, layout_path):
         with open(os.path.join(execroot, reference), "rb") as f:
             theirs = f.read()
         same = ours == theirs
-        first = None
-        if not same:
-            first = next((i for i, (a, b) in enumerate(zip(ours, theirs)) if a != b), min(len(ours), len(theirs)))
-        results.append((what, same, first, len(ours), len(theirs), ""))
+        results.append((what, same, None if same else _first_difference(ours, theirs), len(ours), len(theirs), ""))
     layout["src"] = "device link of %d objects" % len(layout["objects"])
     return layout, results
 
