@@ -29,8 +29,9 @@ def _check_arch(name, where):
         return "'{}' in {} is not an arch".format(name, where)
     return None
 
-def _sort_key(virtual):
-    digits, suffix = _arch_number(virtual)
+def arch_sort_key(arch):
+    """Orders archs (compute_NN, sm_NN, lto_NN) by number, a suffixed arch after the plain one."""
+    digits, suffix = _arch_number(arch)
     return int(digits) * 10 + (1 if suffix else 0)
 
 def parse_archs(spec, where):
@@ -98,7 +99,7 @@ def parse_archs(spec, where):
                 if name not in g["reals"]:
                     g["reals"].append(name)
     virtuals = []
-    for virtual in sorted(groups.keys(), key = _sort_key):
+    for virtual in sorted(groups.keys(), key = arch_sort_key):
         g = groups[virtual]
         if g["lto"] and (g["reals"] or g["ptx"]):
             lto = "lto_" + virtual[len("compute_"):]
@@ -113,11 +114,11 @@ def parse_archs(spec, where):
             _, r_suffix = _arch_number(real)
             if (v_suffix or r_suffix) and real[len("sm_"):] != virtual[len("compute_"):]:
                 return struct(virtuals = [], error = "{} in {} cannot be built from {}: arch-specific (a) and family (f) code needs the matching virtual arch ({}).\n{}".format(real, where, virtual, "compute_" + real[len("sm_"):], ACCEPTED_FORMS))
-            if _sort_key("compute_" + real[len("sm_"):]) < _sort_key(virtual):
+            if arch_sort_key(real) < arch_sort_key(virtual):
                 return struct(virtuals = [], error = "{} in {} cannot be built from {} (a real arch needs a virtual arch at or below it).\n{}".format(real, where, virtual, ACCEPTED_FORMS))
         virtuals.append(struct(
             virtual = virtual,
-            reals = sorted(g["reals"], key = lambda r: _sort_key("compute_" + r[len("sm_"):])),
+            reals = sorted(g["reals"], key = arch_sort_key),
             ptx = g["ptx"],
             lto = g["lto"],
         ))

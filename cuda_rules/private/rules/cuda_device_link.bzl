@@ -5,6 +5,7 @@ load("@rules_cc//cc:find_cc_toolchain.bzl", "find_cc_toolchain", "use_cc_toolcha
 load("//cuda_rules/private:actions/device_link.bzl", "device_link_action", "link_stub_action")
 load("//cuda_rules/private:actions/fatbinary.bzl", "fatbinary_action")
 load("//cuda_rules/private:actions/plan.bzl", "plan_action")
+load("//cuda_rules/private:archs.bzl", "arch_sort_key")
 load("//cuda_rules/private:labels.bzl", "display_label")
 load("//cuda_rules/private:providers.bzl", "CudaInfo")
 load("//cuda_rules/private:toolchain.bzl", "CUDA_TOOLCHAINS", "find_cuda_toolchain")
@@ -41,11 +42,6 @@ device_link_inputs_aspect = aspect(
 
 _PLACEHOLDER = "__rules_cuda_stages_device_code.o"
 
-def _arch_key(arch):
-    digits = arch[len("sm_"):]
-    suffix = digits[-1] if digits[-1] in ("a", "f") else ""
-    return int(digits[:-1] if suffix else digits) * 10 + (1 if suffix else 0)
-
 def _virtual_of(arch):
     return "compute_" + arch[len("sm_"):]
 
@@ -65,7 +61,7 @@ def _cuda_device_link_impl(ctx):
         by_arch.setdefault(i.arch, []).append(i)
         sources.setdefault((i.label, i.src), []).append(i.arch)
         lto = lto or i.kind == "nvvm"
-    archs = sorted(by_arch.keys(), key = _arch_key)
+    archs = sorted(by_arch.keys(), key = arch_sort_key)
     objects = {i.object: None for i in inputs}.keys()  # link order, once each
     for (label, src), have in sources.items():
         missing = [a for a in archs if a not in have]
@@ -77,7 +73,7 @@ def _cuda_device_link_impl(ctx):
                 missing = ", ".join(missing),
                 label = label,
                 src = src,
-                have = ", ".join(sorted(have, key = _arch_key)),
+                have = ", ".join(sorted(have, key = arch_sort_key)),
                 all = ", ".join(archs),
             ))
     if cuda.nvlink == None:
