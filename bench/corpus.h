@@ -17,6 +17,20 @@
     }                                                                              \
   } while (0)
 
+// Runs a CUB algorithm the usual two-call way (size query, then the work):
+// f(temp, bytes) is called with temp = nullptr, then with that many bytes.
+template <typename F>
+cudaError_t corpus_with_temp(F&& f) {
+  size_t bytes = 0;
+  cudaError_t err = f(nullptr, bytes);
+  if (err != cudaSuccess) return err;
+  void* temp = nullptr;
+  if ((err = cudaMalloc(&temp, bytes)) != cudaSuccess) return err;
+  err = f(temp, bytes);
+  cudaFree(temp);
+  return err;
+}
+
 // Prints "PASS name: detail" or "FAIL name: detail" and returns 0 or 1.
 inline int corpus_report(const char* name, bool ok, const char* detail) {
   std::printf("%s %s: %s\n", ok ? "PASS" : "FAIL", name, detail);

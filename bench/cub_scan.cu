@@ -21,19 +21,6 @@ struct IsPositive {
   }
 };
 
-// Runs a CUB algorithm the usual two-call way (size query, then the work).
-template <typename F>
-cudaError_t with_temp(F&& f) {
-  size_t bytes = 0;
-  cudaError_t err = f(nullptr, bytes);
-  if (err != cudaSuccess) return err;
-  void* temp = nullptr;
-  if ((err = cudaMalloc(&temp, bytes)) != cudaSuccess) return err;
-  err = f(temp, bytes);
-  cudaFree(temp);
-  return err;
-}
-
 template <typename T>
 bool close(T a, T b) {
   return std::fabs(double(a) - double(b)) <= 1e-3 * (1 + std::fabs(double(b)));
@@ -53,30 +40,30 @@ int check_type(int n, int* checks) {
   bool ok = true;
   T got;
 
-  CORPUS_CHECK(with_temp([&](void* t, size_t& b) { return cub::DeviceReduce::Sum(t, b, d_in, d_scalar, n); }));
+  CORPUS_CHECK(corpus_with_temp([&](void* t, size_t& b) { return cub::DeviceReduce::Sum(t, b, d_in, d_scalar, n); }));
   CORPUS_CHECK(cudaMemcpy(&got, d_scalar, sizeof(T), cudaMemcpyDeviceToHost));
   ok = ok && close(got, std::accumulate(h.begin(), h.end(), T(0)));
 
-  CORPUS_CHECK(with_temp([&](void* t, size_t& b) { return cub::DeviceReduce::Max(t, b, d_in, d_scalar, n); }));
+  CORPUS_CHECK(corpus_with_temp([&](void* t, size_t& b) { return cub::DeviceReduce::Max(t, b, d_in, d_scalar, n); }));
   CORPUS_CHECK(cudaMemcpy(&got, d_scalar, sizeof(T), cudaMemcpyDeviceToHost));
   ok = ok && got == *std::max_element(h.begin(), h.end());
 
-  CORPUS_CHECK(with_temp([&](void* t, size_t& b) { return cub::DeviceReduce::Min(t, b, d_in, d_scalar, n); }));
+  CORPUS_CHECK(corpus_with_temp([&](void* t, size_t& b) { return cub::DeviceReduce::Min(t, b, d_in, d_scalar, n); }));
   CORPUS_CHECK(cudaMemcpy(&got, d_scalar, sizeof(T), cudaMemcpyDeviceToHost));
   ok = ok && got == *std::min_element(h.begin(), h.end());
 
   std::vector<T> out(n), want(n);
-  CORPUS_CHECK(with_temp([&](void* t, size_t& b) { return cub::DeviceScan::InclusiveSum(t, b, d_in, d_out, n); }));
+  CORPUS_CHECK(corpus_with_temp([&](void* t, size_t& b) { return cub::DeviceScan::InclusiveSum(t, b, d_in, d_out, n); }));
   CORPUS_CHECK(cudaMemcpy(out.data(), d_out, n * sizeof(T), cudaMemcpyDeviceToHost));
   std::partial_sum(h.begin(), h.end(), want.begin());
   for (int i = 0; i < n; i += 97) ok = ok && close(out[i], want[i]);
 
-  CORPUS_CHECK(with_temp([&](void* t, size_t& b) { return cub::DeviceScan::ExclusiveSum(t, b, d_in, d_out, n); }));
+  CORPUS_CHECK(corpus_with_temp([&](void* t, size_t& b) { return cub::DeviceScan::ExclusiveSum(t, b, d_in, d_out, n); }));
   CORPUS_CHECK(cudaMemcpy(out.data(), d_out, n * sizeof(T), cudaMemcpyDeviceToHost));
   ok = ok && out[0] == T(0);
   for (int i = 1; i < n; i += 97) ok = ok && close(out[i], want[i - 1]);
 
-  CORPUS_CHECK(with_temp([&](void* t, size_t& b) {
+  CORPUS_CHECK(corpus_with_temp([&](void* t, size_t& b) {
     return cub::DeviceScan::InclusiveScan(t, b, d_in, d_out, cuda::maximum<T>{}, n);
   }));
   CORPUS_CHECK(cudaMemcpy(out.data(), d_out, n * sizeof(T), cudaMemcpyDeviceToHost));
@@ -86,7 +73,7 @@ int check_type(int n, int* checks) {
     ok = ok && out[i] == running;
   }
 
-  CORPUS_CHECK(with_temp(
+  CORPUS_CHECK(corpus_with_temp(
       [&](void* t, size_t& b) { return cub::DeviceSelect::If(t, b, d_in, d_out, d_count, n, IsPositive{}); }));
   int count = 0;
   CORPUS_CHECK(cudaMemcpy(&count, d_count, sizeof(int), cudaMemcpyDeviceToHost));
@@ -104,7 +91,7 @@ int check_type(int n, int* checks) {
   CORPUS_CHECK(cudaMemcpy(d_in, runs.data(), n * sizeof(T), cudaMemcpyHostToDevice));
   int* d_lengths;
   CORPUS_CHECK(cudaMalloc(&d_lengths, n * sizeof(int)));
-  CORPUS_CHECK(with_temp([&](void* t, size_t& b) {
+  CORPUS_CHECK(corpus_with_temp([&](void* t, size_t& b) {
     return cub::DeviceRunLengthEncode::Encode(t, b, d_in, d_out, d_lengths, d_count, n);
   }));
   CORPUS_CHECK(cudaMemcpy(&count, d_count, sizeof(int), cudaMemcpyDeviceToHost));

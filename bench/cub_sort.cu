@@ -11,18 +11,6 @@
 
 namespace {
 
-template <typename F>
-cudaError_t with_temp(F&& f) {
-  size_t bytes = 0;
-  cudaError_t err = f(nullptr, bytes);
-  if (err != cudaSuccess) return err;
-  void* temp = nullptr;
-  if ((err = cudaMalloc(&temp, bytes)) != cudaSuccess) return err;
-  err = f(temp, bytes);
-  cudaFree(temp);
-  return err;
-}
-
 uint32_t mix(uint32_t x) {
   x ^= x >> 16;
   x *= 0x7feb352dU;
@@ -58,7 +46,7 @@ int corpus_cub_sort() {
   CORPUS_CHECK(cudaMemcpy(d_f, fkeys.data(), n * sizeof(float), cudaMemcpyHostToDevice));
 
   // Key-value pairs: the values must follow their keys (mix is a bijection: keys are unique).
-  CORPUS_CHECK(with_temp([&](void* t, size_t& b) {
+  CORPUS_CHECK(corpus_with_temp([&](void* t, size_t& b) {
     return cub::DeviceRadixSort::SortPairs(t, b, d_keys, d_keys_out, d_vals, d_vals_out, n);
   }));
   std::vector<uint32_t> got_keys(n);
@@ -68,7 +56,7 @@ int corpus_cub_sort() {
   bool pairs_ok = std::is_sorted(got_keys.begin(), got_keys.end());
   for (int i = 0; i < n && pairs_ok; i += 101) pairs_ok = keys[got_vals[i]] == got_keys[i];
 
-  CORPUS_CHECK(with_temp(
+  CORPUS_CHECK(corpus_with_temp(
       [&](void* t, size_t& b) { return cub::DeviceRadixSort::SortKeysDescending(t, b, d_f, d_f_out, n); }));
   std::vector<float> got_f(n), want_f = fkeys;
   CORPUS_CHECK(cudaMemcpy(got_f.data(), d_f_out, n * sizeof(float), cudaMemcpyDeviceToHost));
@@ -83,7 +71,7 @@ int corpus_cub_sort() {
   CORPUS_CHECK(cudaMalloc(&d_offsets, offsets.size() * sizeof(int)));
   CORPUS_CHECK(cudaMalloc(&d_sums, segments * sizeof(int)));
   CORPUS_CHECK(cudaMemcpy(d_offsets, offsets.data(), offsets.size() * sizeof(int), cudaMemcpyHostToDevice));
-  CORPUS_CHECK(with_temp([&](void* t, size_t& b) {
+  CORPUS_CHECK(corpus_with_temp([&](void* t, size_t& b) {
     return cub::DeviceSegmentedReduce::Sum(t, b, d_vals, d_sums, segments, d_offsets, d_offsets + 1);
   }));
   std::vector<int> sums(segments);
