@@ -276,7 +276,7 @@ def _layout(plan, work_dir, label, module_id_file, toolkit_root):
         "virtual_archs": virtuals,
         "real_archs": reals,
         "host_compile_stub_arch": stub_arch,
-        "abi_arch_list": "",
+        "pinned_arch_list": "",
         "iquote": [os.path.dirname(files["cicc_stub/" + stub_arch]), os.path.dirname(files["fatbin_c"])],
         "files": files,
         "scripts": scripts,
