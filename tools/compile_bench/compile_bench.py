@@ -26,7 +26,8 @@ repetition), each build cold (bazel clean, a fresh --disk_cache):
              log, which every other Bazel build does, costs)
 
 Bazel runs with --jobs = cores, its own output base and no convenience
-symlinks, and --//cuda_rules:shipped_archs = --archs (CI's archs are the
+symlinks; each timed Bazel build follows an untimed --nobuild pass with the
+same flags (its analysis), and --//cuda_rules:shipped_archs = --archs (CI's archs are the
 shipped set) unless a block says otherwise. CPU time of a Bazel build = the change of the Bazel server's
 /proc/<pid>/stat over the build: cutime + cstime (every action: the sandbox
 waits for the tool, the server for the sandbox) and, separately, utime + stime
@@ -155,6 +156,10 @@ class Bench:
 
     def timed_build(self, rep, variant, scenario, archs, staged, cache, shipped=None, exec_log=True, targets=TARGETS):
         exec_log = exec_log and os.path.join(self.scratch, "%s.%s.%s.%d.json" % (variant, scenario, archs.count(",") + 1, rep))
+        # Analysis first, untimed: the flags change between builds (archs,
+        # staged), which discards Bazel's analysis cache; every timed build then
+        # starts from the same state and measures what the build executes.
+        self.bazel("build", "--nobuild", *self.flags(archs, staged, cache, None, shipped), *targets)
         load = loadavg()
         own0, children0 = self.server_cpu()
         t0 = time.monotonic()
