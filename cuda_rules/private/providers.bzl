@@ -25,7 +25,7 @@ CudaToolchainInfo = provider(
     fields = {
         "version": "string: the toolkit version, e.g. \"13.0\".",
         "nvcc": "File: bin/nvcc.",
-        "nvcc_files": "depset of File: what `nvcc --dryrun` reads (nvcc.profile).",
+        "nvcc_files": "depset of File: what `nvcc --dryrun` reads (nvcc.profile, a header of each include directory).",
         "cudafe": "File: bin/cudafe++.",
         "cicc": "File: nvvm/bin/cicc.",
         "cicc_files": "depset of File: cicc and libdevice.",
