@@ -211,7 +211,8 @@ def files_from_git(repo, commit):
     if got != expected:
         raise ReleaseError(
             "git archive and tools/release disagree on which files .gitattributes leaves out: "
-            "only git: %s; only tools/release: %s" % (sorted(set(got) - set(expected)), sorted(set(expected) - set(got)))
+            "only git: %s; only tools/release: %s"
+            % (sorted(set(got) - set(expected)), sorted(set(expected) - set(got)))
         )
     return sorted(exported, key=lambda f: f.path.encode()), mtime, sha
 

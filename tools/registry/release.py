@@ -33,8 +33,9 @@ def main(argv):
     source = parser.add_mutually_exclusive_group()
     source.add_argument("--commit", default="HEAD", help="the commit to release (default: HEAD)")
     source.add_argument("--checkout", help="archive this checkout's files instead of a commit (tests; no git needed)")
-    parser.add_argument("--url", help="the archive's download URL in source.json, e.g. a mirror's; ending in / it names a directory and "
-                        "the archive's file name is appended (default: .bcr/source.template.json's URL)")
+    parser.add_argument("--url", help="the archive's download URL in source.json, e.g. a mirror's; ending in / "
+                        "it names a directory and the archive's file name is appended "
+                        "(default: .bcr/source.template.json's URL)")
     parser.add_argument("--mtime", type=int, default=0,
                         help="with --checkout: the members' modification time (default 0; a commit uses its own time)")
     args = parser.parse_args(argv)
