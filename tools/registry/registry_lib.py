@@ -346,6 +346,25 @@ def check_presubmit(presubmit_yml):
     return problems
 
 
+def missing_imports(by_path, module_path):
+    """Problems with `import %workspace%/...` lines of <module_path>/.bazelrc whose file the archive lacks.
+
+    The BCR appends its --registry to that .bazelrc and runs Bazel there: a
+    missing import (not try-import) fails every presubmit task.
+    """
+    rc = by_path.get(module_path + "/.bazelrc")
+    if rc is None:
+        return []
+    problems = []
+    for line in rc.data.decode().splitlines():
+        parts = line.split()
+        if len(parts) == 2 and parts[0] == "import" and parts[1].startswith("%workspace%/"):
+            path = os.path.normpath(os.path.join(module_path, parts[1][len("%workspace%/"):]))
+            if path not in by_path:
+                problems.append("%s/.bazelrc imports %s, which is not in the archive" % (module_path, path))
+    return problems
+
+
 def version_key(version):
     """Orders versions as the BCR lists them: numeric parts numerically."""
     return [(0, int(p), "") if p.isdigit() else (1, 0, p) for p in re.split(r"[.+-]", version)]
@@ -403,6 +422,7 @@ def release(version, out_dir, files, mtime, bcr_dir, url=None):
         if dep_version(test_module, MODULE_NAME) != version:
             problems.append("%s/MODULE.bazel: bazel_dep(name = \"%s\", version = \"%s\") must name the "
                             "release version" % (module_path, MODULE_NAME, version))
+        problems += missing_imports(by_path, module_path.strip("/"))
     for name in ("LICENSE",):
         if name not in by_path:
             problems.append("the archive has no %s" % name)

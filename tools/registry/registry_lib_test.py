@@ -213,6 +213,12 @@ class EntryTest(TemplatesMixin, unittest.TestCase):
         with self.assertRaisesRegex(lib.ReleaseError, "not a module inside the archive"):
             lib.release("0.1.0", self.out, without, 0, self.bcr)
 
+    def test_test_module_imports_must_be_in_the_archive(self):
+        rc = lib.File("examples/.bazelrc", data=b"import %workspace%/../tools/x.bazelrc\ntry-import %workspace%/u\n")
+        with self.assertRaisesRegex(lib.ReleaseError, "imports tools/x.bazelrc, which is not in the archive"):
+            lib.release("0.1.0", self.out, _files() + [rc], 0, self.bcr)
+        lib.release("0.1.0", self.out, _files() + [rc, lib.File("tools/x.bazelrc", data=b"")], 0, self.bcr)
+
     def test_presubmit_tasks_need_a_bazel_version(self):
         self.assertEqual(lib.check_presubmit(PRESUBMIT), [])
         self.assertEqual(lib.test_module_path(PRESUBMIT), "examples")
