@@ -443,18 +443,18 @@ def release(version, out_dir, files, mtime, bcr_dir, url=None):
         "url": (url + archive_name if url.endswith("/") else url) if url else template_url,
     }
 
-    os.makedirs(out_dir, exist_ok=True)
     archive_path = os.path.join(out_dir, archive_name)
-    _write(archive_path, data)
     module_dir = os.path.join(out_dir, "modules", MODULE_NAME)
     entry = os.path.join(module_dir, version)
     contents = {
-        "MODULE.bazel": by_path["MODULE.bazel"].data,
-        "source.json": (json.dumps(source, indent=4, sort_keys=True) + "\n").encode(),
-        "presubmit.yml": presubmit.encode(),
+        archive_path: data,
+        os.path.join(entry, "MODULE.bazel"): by_path["MODULE.bazel"].data,
+        os.path.join(entry, "source.json"): (json.dumps(source, indent=4, sort_keys=True) + "\n").encode(),
+        os.path.join(entry, "presubmit.yml"): presubmit.encode(),
     }
-    for name, content in contents.items():
-        path = os.path.join(entry, name)
+    # Nothing is written unless all of it can be: a release never replaces
+    # a published archive or entry (the BCR is add-only).
+    for path, content in contents.items():
         if os.path.exists(path):
             with open(path, "rb") as f:
                 if f.read() != content:
@@ -462,8 +462,8 @@ def release(version, out_dir, files, mtime, bcr_dir, url=None):
                         "%s already exists with other content: a registry never changes a published "
                         "version (BCR: add-only); release a new version instead" % path
                     )
-    for name, content in contents.items():
-        _write(os.path.join(entry, name), content)
+    for path, content in contents.items():
+        _write(path, content)
     metadata_path = os.path.join(module_dir, "metadata.json")
     existing = json.loads(_read_text(metadata_path)) if os.path.exists(metadata_path) else None
     metadata = merge_metadata(existing, metadata_template, version)

@@ -195,9 +195,13 @@ class EntryTest(TemplatesMixin, unittest.TestCase):
     def test_same_release_twice_is_fine_a_changed_one_is_refused(self):
         lib.release("0.1.0", self.out, _files(), 0, self.bcr)
         lib.release("0.1.0", self.out, _files(), 0, self.bcr)
+        with open(os.path.join(self.out, "r-v0.1.0.tar.gz"), "rb") as f:
+            published = f.read()
         changed = _files() + [lib.File("NEW", data=b"x")]
         with self.assertRaisesRegex(lib.ReleaseError, "add-only"):
             lib.release("0.1.0", self.out, changed, 0, self.bcr)
+        with open(os.path.join(self.out, "r-v0.1.0.tar.gz"), "rb") as f:
+            self.assertEqual(f.read(), published, "the published archive is left alone")
 
     def test_version_must_match_module_bazel(self):
         with self.assertRaisesRegex(lib.ReleaseError, r'MODULE.bazel says version = "0.0.0", not "0.1.0"'):
