@@ -1,6 +1,6 @@
 """The cuda_toolchain rule and the toolchain type."""
 
-load("@rules_cc//cc:defs.bzl", "CcInfo")
+load("@rules_cc//cc/common:cc_info.bzl", "CcInfo")
 load(":providers.bzl", "CudaToolchainInfo")
 
 visibility(["//cuda_rules/...", "//tests/..."])

@@ -27,6 +27,37 @@ def _bazel():
     return path
 
 
+def source_workspace():
+    """The checkout under test (this repository's root on disk)."""
+    return _source_workspace()
+
+
+def bazel_binary():
+    """The Bazel that nested builds run (BAZEL, or bazel on PATH)."""
+    return _bazel()
+
+
+def offline_flags():
+    """["--config=offline"] under Debian's offline Bazel (tools/bazelw's chroot), else []."""
+    return _offline_flags()
+
+
+def shared_repository_cache():
+    """The repository cache of the Bazel running this test, when it is Bazel's default one.
+
+    Nested builds that use it find the toolkit wheels already downloaded. The
+    default cache is <output_user_root>/cache/repos/v1, and a test runs inside
+    <output_user_root>/<hash>/execroot/. Falls back to a cache of this test's
+    own (downloads everything once) when the test does not run there.
+    """
+    here = os.path.realpath(os.getcwd())
+    if "/execroot/" in here:
+        cache = os.path.join(os.path.dirname(here.split("/execroot/")[0]), "cache", "repos", "v1")
+        if os.path.isdir(cache):
+            return cache
+    return os.path.join(os.environ["TEST_TMPDIR"], "repository_cache")
+
+
 def _toolkit_flags():
     # A hermetic toolkit (NVIDIA's wheels, fetched by each nested build into
     # its own output base through one repository cache).

@@ -32,12 +32,25 @@ CI_ARCHS = "sm_75,sm_80,sm_86,sm_90,compute_90"
 PLAIN = ("//vector_add:", "//templated:")
 EXAMPLES = "@rules_cuda_stages_examples//..."
 DEMO = "@rules_cuda_stages_examples//vector_add:vector_add_demo"
-DEMO_PATH = "external/rules_cuda_stages_examples~/vector_add/vector_add_demo"
+DEMO_PATH = "vector_add/vector_add_demo"  # in the examples module (_examples)
 # Relocatable device code with LTO: the device link (CudaDeviceLink per arch,
 # CudaLinkStub) runs remotely too.
 RDC = "//tests/rdc:lto_test"
 RDC_PATH = "tests/rdc/lto_test"
-CUBIN = "external/rules_cuda_stages_examples~/vector_add/_cuda/vector_add/vector_add/compute_{a}/sm_{a}/vector_add.cubin"
+CUBIN = "vector_add/_cuda/vector_add/vector_add/compute_{a}/sm_{a}/vector_add.cubin"  # in the examples module
+
+
+def _examples(checkout, path):
+    """`path` of the examples module under bazel-bin: external/<canonical repository name>/path.
+
+    The canonical name ends in `~` on Bazel 7 and in `+` on Bazel 8 and later
+    (--incompatible_use_plus_in_repo_names).
+    """
+    bin_dir = checkout.bazel("info", "bazel-bin").strip()
+    for name in ("rules_cuda_stages_examples+", "rules_cuda_stages_examples~"):
+        if os.path.exists(os.path.join(bin_dir, "external", name, path)):
+            return os.path.join("external", name, path)
+    raise AssertionError("no %s of rules_cuda_stages_examples under %s/external" % (path, bin_dir))
 
 
 def _log(tmp, name):
@@ -67,10 +80,10 @@ class RemoteTest(unittest.TestCase):
                           "--execution_log_binary_file=" + _log(tmp, "rbe"), DEMO, RDC)
             cls.dev.bazel("build", "--//cuda_rules:archs=sm_89", "--remote_executor=" + cls.worker.address,
                           "--remote_download_toplevel", DEMO, RDC)
-            cls.remote_demo = cls.dev.file(DEMO_PATH)
+            cls.remote_demo = cls.dev.file(_examples(cls.dev, DEMO_PATH))
             cls.remote_rdc = cls.dev.file(RDC_PATH)
             cls.ci.bazel("build", "--//cuda_rules:archs=sm_89", DEMO, RDC)  # local reference
-            cls.local_demo = cls.ci.file(DEMO_PATH)
+            cls.local_demo = cls.ci.file(_examples(cls.ci, DEMO_PATH))
             cls.local_rdc = cls.ci.file(RDC_PATH)
             # 3a. The cache server goes away in the middle of a build.
             cls.dev.bazel("clean")
@@ -81,14 +94,17 @@ class RemoteTest(unittest.TestCase):
             cls.worker.stop()
             cls.fallback_output = build.communicate(timeout=600)[0]
             cls.fallback_status = build.returncode
-            cls.fallback_cubin = cls.dev.file(CUBIN.format(a="87")) if cls.fallback_status == 0 else None
+            if cls.fallback_status == 0:
+                cls.fallback_cubin = cls.dev.file(_examples(cls.dev, CUBIN.format(a="87")))
+            else:
+                cls.fallback_cubin = None
             cls.ci.bazel("build", "--//cuda_rules:archs=sm_87,sm_120", EXAMPLES)
-            cls.reference_cubin_87 = cls.ci.file(CUBIN.format(a="87"))
+            cls.reference_cubin_87 = cls.ci.file(_examples(cls.ci, CUBIN.format(a="87")))
             # 3b. A corrupted blob on the server's disk.
             cls.worker.start(classes, classpath)
             cls.ci.bazel("clean")
             cls.ci.bazel("build", "--//cuda_rules:archs=sm_80", remote_cache, "--remote_download_all", DEMO)
-            good = cls.ci.file(CUBIN.format(a="80"))
+            good = cls.ci.file(_examples(cls.ci, CUBIN.format(a="80")))
             digest = hashlib.sha256(good).hexdigest()
             blobs = [b for b in cls.worker.blobs() if os.path.basename(b) == digest]
             cls.corrupted = len(blobs)
@@ -100,7 +116,7 @@ class RemoteTest(unittest.TestCase):
             try:
                 cls.dev.bazel("build", "--//cuda_rules:archs=sm_80", remote_cache, "--remote_download_all",
                               "--remote_local_fallback", DEMO)
-                cls.after_corruption = cls.dev.file(CUBIN.format(a="80"))
+                cls.after_corruption = cls.dev.file(_examples(cls.dev, CUBIN.format(a="80")))
                 cls.corruption_error = None
             except AssertionError as e:
                 cls.after_corruption = None

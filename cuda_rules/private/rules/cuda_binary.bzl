@@ -1,6 +1,7 @@
 """cuda_binary and cuda_test: cc_binary / cc_test over a cuda_library of their sources."""
 
-load("@rules_cc//cc:defs.bzl", "cc_binary", "cc_test")
+load("@rules_cc//cc:cc_binary.bzl", "cc_binary")
+load("@rules_cc//cc:cc_test.bzl", "cc_test")
 load("//cuda_rules/private:rules/cuda_device_link.bzl", "cuda_device_link")
 load("//cuda_rules/private:rules/cuda_library.bzl", "cuda_library")
 

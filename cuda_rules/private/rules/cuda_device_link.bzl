@@ -1,7 +1,8 @@
 """cuda_device_link: device linking of the relocatable device code in a binary's dependencies."""
 
-load("@rules_cc//cc:defs.bzl", "CcInfo", "cc_common")
 load("@rules_cc//cc:find_cc_toolchain.bzl", "find_cc_toolchain", "use_cc_toolchain")
+load("@rules_cc//cc/common:cc_common.bzl", "cc_common")
+load("@rules_cc//cc/common:cc_info.bzl", "CcInfo")
 load("//cuda_rules/private:actions/device_link.bzl", "device_link_action", "link_stub_action")
 load("//cuda_rules/private:actions/fatbinary.bzl", "fatbinary_action")
 load("//cuda_rules/private:actions/plan.bzl", "plan_action")

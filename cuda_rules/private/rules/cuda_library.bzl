@@ -1,8 +1,9 @@
 """cuda_library: CUDA and C++ sources compiled into a library, one action per nvcc stage."""
 
 load("@bazel_skylib//rules:common_settings.bzl", "BuildSettingInfo")
-load("@rules_cc//cc:defs.bzl", "CcInfo", "cc_common")
 load("@rules_cc//cc:find_cc_toolchain.bzl", "find_cc_toolchain", "use_cc_toolchain")
+load("@rules_cc//cc/common:cc_common.bzl", "cc_common")
+load("@rules_cc//cc/common:cc_info.bzl", "CcInfo")
 load("//cuda_rules/private:actions/cicc.bzl", "cicc_action")
 load("//cuda_rules/private:actions/compile.bzl", "compile_action")
 load("//cuda_rules/private:actions/fatbinary.bzl", "fatbinary_action")
