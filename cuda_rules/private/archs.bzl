@@ -170,36 +170,44 @@ def archs_string(archs):
         for v in archs.virtuals
     ])
 
-def _arch_list_number(virtual):
+def arch_list_number(virtual):
+    """The number a virtual arch has in __CUDA_ARCH_LIST__ (compute_90a -> 900)."""
     digits, _ = _arch_number(virtual)
     return int(digits) * 10
 
-def abi_arch_list(archs, abi_spec, where):
-    """The __CUDA_ARCH_LIST__ value for a build, pinned by an ABI arch list.
+def arch_list(archs):
+    """The __CUDA_ARCH_LIST__ value nvcc defines for a parsed arch set, e.g. "750,800,860,900"."""
+    return ",".join([str(n) for n in sorted({arch_list_number(v.virtual): True for v in archs.virtuals}.keys())])
+
+def outside_shipped(archs, shipped):
+    """The virtual archs of `archs` that the shipped set does not compile.
 
     Args:
-      archs: the parsed arch set being compiled.
-      abi_spec: the ABI arch string (same forms as archs), or "" for none.
-      where: what the string came from, for error messages.
+      archs: a struct from parse_archs: what is compiled.
+      shipped: a struct from parse_archs: the shipped set.
 
     Returns:
-      struct(value = "750,800,900" or "" when unpinned, error = None or message).
+      A list of virtual arch names (compute_NN), empty when every virtual arch
+      compiled is one the shipped set compiles too.
     """
-    if not abi_spec:
-        return struct(value = "", error = None)
-    abi = parse_archs(abi_spec, where)
-    if abi.error:
-        return struct(value = "", error = abi.error)
-    pinned = sorted({_arch_list_number(v.virtual): True for v in abi.virtuals}.keys())
-    compiled = sorted({_arch_list_number(v.virtual): True for v in archs.virtuals}.keys())
-    missing = [n for n in compiled if n not in pinned]
-    if missing:
-        return struct(value = "", error = ("{where} ({abi}) must include every arch being compiled: " +
-                                           "{missing} are compiled but not in it. __CUDA_ARCH_LIST__ names the " +
-                                           "archs device code may exist for; it cannot leave out one that is built. " +
-                                           "Fix: add them to the ABI list, or compile fewer archs.").format(
-            where = where,
-            abi = abi_spec,
-            missing = ", ".join(["compute_{}".format(n // 10) for n in missing]),
-        ))
-    return struct(value = ",".join([str(n) for n in pinned]), error = None)
+    have = [v.virtual for v in shipped.virtuals]
+    return [v.virtual for v in archs.virtuals if v.virtual not in have]
+
+def pinned_arch_list(archs, shipped):
+    """The __CUDA_ARCH_LIST__ every stage of a staged compile of `archs` gets.
+
+    Every virtual arch compiled is one the shipped set compiles: the shipped
+    set's list, so each stage's command is the one a build of the whole
+    shipped set runs (and can be served from its cache). Otherwise "": nvcc's
+    own list, that of the compiled archs.
+
+    Args:
+      archs: a struct from parse_archs: what is compiled.
+      shipped: a struct from parse_archs: the shipped set.
+
+    Returns:
+      A string, e.g. "750,800,860,900", or "".
+    """
+    if outside_shipped(archs, shipped):
+        return ""
+    return arch_list(shipped)

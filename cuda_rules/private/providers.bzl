@@ -10,7 +10,8 @@ CudaInfo = provider(
         "cubins": "depset of File: cubins per real arch (compute_XX/sm_YY/<stem>.cubin).",
         "fatbins": "depset of File: the fatbinary of each source (<stem>.fatbin).",
         "archs": "struct from archs.bzl: the arch set this target was compiled for.",
-        "abi_arch_list": "string: the pinned __CUDA_ARCH_LIST__ (e.g. \"750,800,860,900\"), or \"\" when it is the compiled archs'.",
+        "pinned_arch_list": "string: the __CUDA_ARCH_LIST__ every stage was given, the shipped set's (e.g. \"750,800,860,900\"), " +
+                            "or \"\" when it is nvcc's own (the compiled archs': archs outside the shipped set, or staged = False).",
         "rdc": "bool: the target's device code is relocatable (rdc = True) and must be device-linked.",
         "device_link_inputs": "list of struct(arch, kind, image, script, object, label, src): this target's own relocatable device " +
                               "code per source and arch, what a device link reads. arch: sm_NN; kind: elf (a relocatable " +
@@ -24,7 +25,7 @@ CudaToolchainInfo = provider(
     fields = {
         "version": "string: the toolkit version, e.g. \"13.0\".",
         "nvcc": "File: bin/nvcc.",
-        "nvcc_files": "depset of File: what `nvcc --dryrun` reads (nvcc.profile).",
+        "nvcc_files": "depset of File: what `nvcc --dryrun` reads (nvcc.profile, a header of each include directory).",
         "cudafe": "File: bin/cudafe++.",
         "cicc": "File: nvvm/bin/cicc.",
         "cicc_files": "depset of File: cicc and libdevice.",
@@ -38,5 +39,18 @@ CudaToolchainInfo = provider(
         "compiler_files": "depset of File: everything nvcc itself runs or reads (unstaged mode).",
         "toolkit_root": "string: execroot-relative path of the toolkit root (external/<repo>).",
         "runtime": "CcInfo: the CUDA runtime (static) and the toolkit headers.",
+    },
+)
+
+CudaArchConfigInfo = provider(
+    doc = "The build's arch configuration, resolved once per configuration by //cuda_rules:arch_config.",
+    fields = {
+        "archs": "struct from archs.bzl: what targets without an `archs` attribute compile.",
+        "archs_origin": "string: where `archs` comes from, for messages (a flag, the shipped set, the detected GPUs).",
+        "shipped": "struct from archs.bzl: the shipped set.",
+        "shipped_spec": "string: the shipped set as written.",
+        "shipped_origin": "string: where the shipped set comes from, for messages.",
+        "pinned_arch_list": "string: the __CUDA_ARCH_LIST__ staged compiles of `archs` get (the shipped set's), or \"\" (nvcc's own).",
+        "notice": "string: what the build is told once (printed by arch_config), or \"\".",
     },
 )

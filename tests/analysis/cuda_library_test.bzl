@@ -4,7 +4,7 @@ load("@bazel_skylib//lib:unittest.bzl", "analysistest", "asserts")
 load("//cuda_rules:providers.bzl", "CudaInfo")
 
 _ARCHS_SETTING = str(Label("//cuda_rules:archs"))
-_ABI_ARCHS_SETTING = str(Label("//cuda_rules:abi_archs"))
+_SHIPPED_SETTING = str(Label("//cuda_rules:shipped_archs"))
 _STAGED_SETTING = str(Label("//cuda_rules:staged"))
 
 # Every mnemonic cuda_library registers for a .cu file, staged or not.
@@ -148,8 +148,8 @@ def _archs_flag_test_impl(ctx):
         reals = ["compute_80/sm_80", "compute_90/sm_90"],
     )
 
-    # The setting's default (sm_80,sm_90,compute_90) has the same stages, but
-    # embeds compute_90 PTX: the gencode flags tell them apart.
+    # sm_80,sm_90,compute_90 has the same stages, but embeds compute_90 PTX:
+    # the gencode flags tell them apart.
     plan = _only_action(env, "CudaPlan")
     if plan:
         _assert_argv_contains(env, plan, [
@@ -400,7 +400,10 @@ def _device_link_arch_mismatch_test_impl(ctx):
 
 device_link_arch_mismatch_test = analysistest.make(_device_link_arch_mismatch_test_impl, expect_failure = True)
 
-# abi_archs ------------------------------------------------------------------
+# __CUDA_ARCH_LIST__ and the shipped set ---------------------------------------
+
+_CI = "sm_75,sm_80,sm_86,sm_90,compute_90"
+_CI_LIST = "750,800,860,900"
 
 def _layout_of(env):
     for action in analysistest.target_actions(env):
@@ -408,47 +411,112 @@ def _layout_of(env):
             return json.decode(action.content)
     fail("no layout.json written")
 
-def _abi_archs_pins_the_list_test_impl(ctx):
-    env = analysistest.begin(ctx)
+def _check_pinned(env, pinned, virtuals):
     layout = _layout_of(env)
-    asserts.equals(env, "750,800,860,900", layout["abi_arch_list"])
-    asserts.equals(env, ["compute_90"], layout["virtual_archs"])
+    asserts.equals(env, pinned, layout["pinned_arch_list"], "the layout's pinned_arch_list")
+    asserts.equals(env, virtuals, layout["virtual_archs"])
+    asserts.equals(env, pinned, analysistest.target_under_test(env)[CudaInfo].pinned_arch_list, "CudaInfo.pinned_arch_list")
+
+def _subset_gets_shipped_list_test_impl(ctx):
+    env = analysistest.begin(ctx)
+    _check_pinned(env, _CI_LIST, ["compute_90"])
     return analysistest.end(env)
 
-abi_archs_pins_the_list_test = analysistest.make(
-    _abi_archs_pins_the_list_test_impl,
-    config_settings = {_ABI_ARCHS_SETTING: "sm_75,sm_80,sm_86,sm_90,compute_90"},
+subset_gets_shipped_list_test = analysistest.make(
+    _subset_gets_shipped_list_test_impl,
+    config_settings = {_ARCHS_SETTING: "sm_90", _SHIPPED_SETTING: _CI},
 )
 
-def _abi_archs_unset_test_impl(ctx):
+def _default_compiles_shipped_set_test_impl(ctx):
     env = analysistest.begin(ctx)
-    asserts.equals(env, "", _layout_of(env)["abi_arch_list"])
+    _check_staged_archs(env, virtuals = ["compute_80", "compute_86"], reals = ["compute_80/sm_80", "compute_86/sm_86"])
+    _check_pinned(env, "800,860", ["compute_80", "compute_86"])
+    plan = _only_action(env, "CudaPlan")
+    if plan:
+        _assert_argv_contains(env, plan, ["-gencode=arch=compute_80,code=[sm_80]", "-gencode=arch=compute_86,code=[sm_86,compute_86]"])
     return analysistest.end(env)
 
-abi_archs_unset_test = analysistest.make(_abi_archs_unset_test_impl)
+default_compiles_shipped_set_test = analysistest.make(
+    _default_compiles_shipped_set_test_impl,
+    config_settings = {_SHIPPED_SETTING: "sm_80,sm_86,compute_86"},
+)
 
-def _abi_archs_must_cover_compiled_test_impl(ctx):
+def _outside_gets_own_list_test_impl(ctx):
     env = analysistest.begin(ctx)
-    asserts.expect_failure(env, "must include every arch being compiled: compute_90")
-    asserts.expect_failure(env, "--@rules_cuda_stages//cuda_rules:abi_archs")
+    _check_pinned(env, "", ["compute_89"])
     return analysistest.end(env)
 
-abi_archs_must_cover_compiled_test = analysistest.make(
-    _abi_archs_must_cover_compiled_test_impl,
+outside_gets_own_list_test = analysistest.make(
+    _outside_gets_own_list_test_impl,
+    config_settings = {_ARCHS_SETTING: "sm_89", _SHIPPED_SETTING: _CI},
+)
+
+def _rules_cuda_form_shipped_test_impl(ctx):
+    env = analysistest.begin(ctx)
+    _check_pinned(env, _CI_LIST, ["compute_90"])
+    return analysistest.end(env)
+
+rules_cuda_form_shipped_test = analysistest.make(
+    _rules_cuda_form_shipped_test_impl,
+    config_settings = {
+        _ARCHS_SETTING: "compute_90:sm_90",
+        _SHIPPED_SETTING: "compute_75:sm_75;compute_80:sm_80;compute_86:sm_86;compute_90:sm_90,compute_90",
+    },
+)
+
+# Per-target `archs`: the same rule, whatever the build compiles.
+def _per_target_subset_test_impl(ctx):
+    env = analysistest.begin(ctx)
+    _check_pinned(env, _CI_LIST, ["compute_90"])
+    return analysistest.end(env)
+
+per_target_subset_test = analysistest.make(
+    _per_target_subset_test_impl,
+    config_settings = {_ARCHS_SETTING: "sm_89", _SHIPPED_SETTING: _CI},
+)
+
+def _per_target_outside_test_impl(ctx):
+    env = analysistest.begin(ctx)
+    _check_pinned(env, "", ["compute_89", "compute_90"])
+    return analysistest.end(env)
+
+per_target_outside_test = analysistest.make(
+    _per_target_outside_test_impl,
+    config_settings = {_SHIPPED_SETTING: _CI},
+)
+
+# staged = False: one nvcc action, nvcc's own list (nothing to pin).
+def _unstaged_own_list_test_impl(ctx):
+    env = analysistest.begin(ctx)
+    asserts.equals(env, "", analysistest.target_under_test(env)[CudaInfo].pinned_arch_list)
+    for action in _actions(env, "CudaCompile"):
+        asserts.equals(env, [], [a for a in action.argv if "__CUDA_ARCH_LIST__" in a], "CudaCompile argv")
+    return analysistest.end(env)
+
+unstaged_own_list_test = analysistest.make(
+    _unstaged_own_list_test_impl,
+    config_settings = {_SHIPPED_SETTING: _CI},
+)
+
+def _bad_shipped_flag_test_impl(ctx):
+    env = analysistest.begin(ctx)
+    asserts.expect_failure(env, "'sm_8x'")
+    asserts.expect_failure(env, "--@rules_cuda_stages//cuda_rules:shipped_archs")
+    asserts.expect_failure(env, "cuda.archs(shipped = ...) in the root MODULE.bazel")
+    return analysistest.end(env)
+
+bad_shipped_flag_test = analysistest.make(
+    _bad_shipped_flag_test_impl,
     expect_failure = True,
-    config_settings = {_ABI_ARCHS_SETTING: "sm_80"},
+    config_settings = {_SHIPPED_SETTING: "sm_8x"},
 )
 
-def _abi_archs_needs_staging_test_impl(ctx):
+def _flag_keyword_as_attribute_test_impl(ctx):
     env = analysistest.begin(ctx)
-    asserts.expect_failure(env, "one nvcc action cannot do")
+    asserts.expect_failure(env, "archs = \"native\" is a value of --@rules_cuda_stages//cuda_rules:archs")
     return analysistest.end(env)
 
-abi_archs_needs_staging_test = analysistest.make(
-    _abi_archs_needs_staging_test_impl,
-    expect_failure = True,
-    config_settings = {_ABI_ARCHS_SETTING: "sm_80,sm_90"},
-)
+flag_keyword_as_attribute_test = analysistest.make(_flag_keyword_as_attribute_test_impl, expect_failure = True)
 
 # Suite ----------------------------------------------------------------------
 
@@ -488,15 +556,20 @@ def cuda_library_test_suite(name):
     rdc_copt_test(name = "cuda_library_rdc_copt_test", target_under_test = ":rdc_copt")
     gencode_copt_test(name = "cuda_library_gencode_copt_test", target_under_test = ":gencode_copt")
     threads_copt_test(name = "cuda_library_threads_copt_test", target_under_test = ":threads_copt")
-    abi_archs_pins_the_list_test(name = "cuda_library_abi_archs_pins_the_list_test", target_under_test = ":one_arch")
-    abi_archs_unset_test(name = "cuda_library_abi_archs_unset_test", target_under_test = ":one_arch")
-    abi_archs_must_cover_compiled_test(
-        name = "cuda_library_abi_archs_must_cover_compiled_test",
-        target_under_test = ":one_arch",
+    subset_gets_shipped_list_test(name = "cuda_library_subset_gets_shipped_list_test", target_under_test = ":no_archs_attribute")
+    default_compiles_shipped_set_test(
+        name = "cuda_library_default_compiles_shipped_set_test",
+        target_under_test = ":no_archs_attribute",
     )
-    abi_archs_needs_staging_test(
-        name = "cuda_library_abi_archs_needs_staging_test",
-        target_under_test = ":two_kernels_unstaged",
+    outside_gets_own_list_test(name = "cuda_library_outside_gets_own_list_test", target_under_test = ":no_archs_attribute")
+    rules_cuda_form_shipped_test(name = "cuda_library_rules_cuda_form_shipped_test", target_under_test = ":no_archs_attribute")
+    per_target_subset_test(name = "cuda_library_per_target_subset_test", target_under_test = ":one_arch")
+    per_target_outside_test(name = "cuda_library_per_target_outside_test", target_under_test = ":outside_archs")
+    unstaged_own_list_test(name = "cuda_library_unstaged_own_list_test", target_under_test = ":two_kernels_unstaged")
+    bad_shipped_flag_test(name = "cuda_library_bad_shipped_flag_test", target_under_test = ":no_archs_attribute")
+    flag_keyword_as_attribute_test(
+        name = "cuda_library_flag_keyword_as_attribute_test",
+        target_under_test = ":native_attribute",
     )
     lto_without_rdc_test(name = "cuda_library_lto_without_rdc_test", target_under_test = ":lto_without_rdc")
     rdc_stages_test(name = "cuda_library_rdc_stages_test", target_under_test = ":rdc_lto_mixed")
@@ -510,10 +583,15 @@ def cuda_library_test_suite(name):
             ":cuda_device_link_actions_test",
             ":cuda_device_link_arch_mismatch_test",
             ":cuda_device_link_nothing_test",
-            ":cuda_library_abi_archs_must_cover_compiled_test",
-            ":cuda_library_abi_archs_needs_staging_test",
-            ":cuda_library_abi_archs_pins_the_list_test",
-            ":cuda_library_abi_archs_unset_test",
+            ":cuda_library_bad_shipped_flag_test",
+            ":cuda_library_default_compiles_shipped_set_test",
+            ":cuda_library_flag_keyword_as_attribute_test",
+            ":cuda_library_outside_gets_own_list_test",
+            ":cuda_library_per_target_outside_test",
+            ":cuda_library_per_target_subset_test",
+            ":cuda_library_rules_cuda_form_shipped_test",
+            ":cuda_library_subset_gets_shipped_list_test",
+            ":cuda_library_unstaged_own_list_test",
             ":cuda_library_archs_attribute_wins_over_flag_test",
             ":cuda_library_archs_flag_test",
             ":cuda_library_bad_archs_attribute_test",

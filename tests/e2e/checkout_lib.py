@@ -116,6 +116,33 @@ class Checkout:
             raise AssertionError("`%s` failed:\n%s" % (" ".join(cmd), proc.stderr[-6000:]))
         return proc.stdout
 
+    def bazel_stderr(self, *args):
+        """Runs Bazel in this checkout; returns its stderr (Bazel's messages), raises AssertionError on failure."""
+        cmd, env = self._command(args)
+        proc = subprocess.run(cmd, cwd=self.dir, env=env, capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise AssertionError("`%s` failed:\n%s" % (" ".join(cmd), proc.stderr[-6000:]))
+        return proc.stderr
+
+    def plan_scripts(self):
+        """{path relative to bazel-bin: text} of every stage script (plan/*.sh) under bazel-bin."""
+        bin_dir = self.bazel("info", "bazel-bin").strip()
+        out = {}
+        for dirpath, _, files in os.walk(bin_dir):
+            if os.path.basename(dirpath) != "plan":
+                continue
+            for name in files:
+                if name.endswith(".sh"):
+                    path = os.path.join(dirpath, name)
+                    with open(path) as f:
+                        out[os.path.relpath(path, bin_dir)] = f.read()
+        return out
+
+    def native_repo_fetched(self):
+        """Whether @cuda_native_archs (GPU detection, --//cuda_rules:archs=native) was fetched."""
+        external = os.path.join(self.output_base, "external")
+        return any(name.endswith("cuda_native_archs") for name in os.listdir(external)) if os.path.isdir(external) else False
+
     def start(self, *args):
         """Starts Bazel in the background; returns the Popen (stdout+stderr piped, text)."""
         cmd, env = self._command(args)

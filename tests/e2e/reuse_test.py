@@ -1,15 +1,21 @@
 """End to end, with real nested Bazel builds of the examples:
 
 1. Reproducibility: two checkouts at different absolute paths, each with its
-   own output base, build the examples cold for 4 archs; every stage output
-   (preprocessed files, PTX, cubins, fatbinaries, host objects) is
-   byte-identical between them.
-2. CI -> developer reuse: checkout 1 filled a --disk_cache with its 4-arch
-   build; checkout 2 runs `bazel clean` and builds sm_90 only against that
-   cache. Bazel's execution log shows every sm_90 CudaCicc and CudaPtxas of
-   the plain-kernel examples as a cache hit. The CUB example is recorded (CUB
-   puts the arch list into its ABI namespace, so it misses).
-3. The stage actions ran sandboxed (linux-sandbox where available), so their
+   own output base, build the examples cold for the shipped set (plain
+   `bazel build`: MODULE.bazel's cuda.archs(shipped = ...), 4 archs); every
+   stage output (preprocessed files, PTX, cubins, fatbinaries, host objects)
+   is byte-identical between them.
+2. CI -> developer reuse, with no flag but the developer's arch: checkout 1
+   filled a --disk_cache with its build of the shipped set; checkout 2 runs
+   `bazel clean` and builds sm_90 only against that cache. Bazel's execution
+   log shows every sm_90 CudaDevicePreprocess, CudaCicc and CudaPtxas and
+   every CudaHostPreprocess and CudaFrontend of all examples, the CUB one
+   included, as a cache hit: a subset of the shipped set is compiled with the
+   shipped set's __CUDA_ARCH_LIST__.
+3. An arch outside the shipped set (sm_89) builds with its own list, reuses
+   nothing of CI's, and the build says so once.
+4. `native` is detected only by a build that asks for it.
+5. The stage actions ran sandboxed (linux-sandbox where available), so their
    declared inputs are complete.
 """
 
@@ -24,7 +30,6 @@ from tools.cache_report import cache_report_lib
 
 CI_ARCHS = "sm_75,sm_80,sm_86,sm_90,compute_90"
 TARGETS = ["@rules_cuda_stages_examples//..."]
-PLAIN = ("//vector_add:", "//templated:")  # plain-kernel example packages
 
 
 # The newest gcc major each toolkit accepts (crt/host_config.h).
@@ -72,32 +77,27 @@ class ReuseTest(unittest.TestCase):
         # ones), so both formats of real logs are read.
         cls.dev_log = os.path.join(tmp, "dev.binlog")
         try:
-            cls.one.bazel("build", "--//cuda_rules:archs=" + CI_ARCHS, "--disk_cache=" + cls.disk_cache,
-                          "--execution_log_json_file=" + cls.ci_log, *TARGETS)
+            # CI: plain `bazel build`, the shipped set.
+            cls.one.bazel("build", "--disk_cache=" + cls.disk_cache, "--execution_log_json_file=" + cls.ci_log, *TARGETS)
             # Its own, empty disk cache: a cold build, whose log also records
             # each action's key (digest).
-            cls.two.bazel("build", "--//cuda_rules:archs=" + CI_ARCHS,
-                          "--disk_cache=" + os.path.join(tmp, "disk_cache_two"),
+            cls.two.bazel("build", "--disk_cache=" + os.path.join(tmp, "disk_cache_two"),
                           "--execution_log_json_file=" + cls.cold_log, *TARGETS)
             cls.one_outputs = cls.one.cuda_outputs()
             cls.two_outputs = cls.two.cuda_outputs()
             cls.two.bazel("clean")
-            cls.two.bazel("build", "--//cuda_rules:archs=sm_90", "--disk_cache=" + cls.disk_cache,
-                          "--execution_log_binary_file=" + cls.dev_log, *TARGETS)
-            if TOOLKIT == "13.0":
-                # The same CI -> developer scenario with an ABI arch list that
-                # CI and developers share (--//cuda_rules:abi_archs).
-                cls.abi_ci_log = os.path.join(tmp, "abi_ci.json")
-                cls.abi_dev_log = os.path.join(tmp, "abi_dev.binlog")
-                abi = "--//cuda_rules:abi_archs=" + CI_ARCHS
-                # CI's list is the ABI list, so CI's commands are the same as in
-                # the main scenario: its cache (and its action cache) serve.
-                abi_cache = "--disk_cache=" + cls.disk_cache
-                cls.one.bazel("build", abi, abi_cache, "--//cuda_rules:archs=" + CI_ARCHS,
-                              "--execution_log_json_file=" + cls.abi_ci_log, *TARGETS)
-                cls.two.bazel("clean")
-                cls.two.bazel("build", abi, abi_cache, "--//cuda_rules:archs=sm_90",
-                              "--execution_log_binary_file=" + cls.abi_dev_log, *TARGETS)
+            cls.dev_stderr = cls.two.bazel_stderr("build", "--//cuda_rules:archs=sm_90", "--disk_cache=" + cls.disk_cache,
+                                                  "--execution_log_binary_file=" + cls.dev_log, *TARGETS)
+            cls.dev_scripts = cls.two.plan_scripts()
+            # An arch outside the shipped set, against CI's cache.
+            cls.outside_log = os.path.join(tmp, "outside.json")
+            cls.outside_stderr = cls.two.bazel_stderr(
+                "build", "--//cuda_rules:archs=sm_89", "--disk_cache=" + cls.disk_cache,
+                "--execution_log_json_file=" + cls.outside_log, *TARGETS)
+            cls.outside_scripts = cls.two.plan_scripts()
+            cls.native_fetched_before = [c.native_repo_fetched() for c in (cls.one, cls.two)]
+            cls.native_stderr = cls.two.bazel_stderr("build", "--nobuild", "--//cuda_rules:archs=native", *TARGETS)
+            cls.native_fetched_after = cls.two.native_repo_fetched()
             cls.device_error = cls.two.bazel_fails("build", "//tests/e2e/broken:device_error")
             cls.routing_log = os.path.join(tmp, "routing.binlog")
             cls.two.bazel("build", "--execution_log_binary_file=" + cls.routing_log, "//tests/e2e/routing:routed")
@@ -134,21 +134,55 @@ class ReuseTest(unittest.TestCase):
         self.assertTrue(all(k[3] for k in one), "spawns without a digest")
         self.assertEqual(one, two)
 
-    def test_developer_sm90_build_reuses_ci_device_code(self):
+    def test_developer_sm90_build_reuses_all_of_cis_device_code(self):
         spawns = cache_report_lib.read_log(self.dev_log)
-        device = [s for s in spawns if s.mnemonic in ("CudaCicc", "CudaPtxas")]
-        self.assertTrue(device)
-        self.assertEqual({s.arch for s in device}, {"compute_90", "sm_90"})
-        plain = [s for s in device if s.target.endswith(PLAIN) or any(p in s.target for p in PLAIN)]
-        self.assertEqual(len(plain), 4, [(s.target, s.mnemonic) for s in device])  # 2 sources x (cicc + ptxas)
-        misses = [(s.target, s.mnemonic, s.arch) for s in plain if not s.cache_hit]
-        self.assertEqual(misses, [], "plain-kernel sm_90 stages that were not cache hits")
-        print("\nCUDA %s: developer build, sm_90 after CI's %s build:" % (TOOLKIT, CI_ARCHS))
-        sys.stdout.write(cache_report_lib.format_rows(
-            cache_report_lib.summarize(spawns, cache_report_lib.read_log(self.ci_log)), "table"))
-        for s in device:
-            if s not in plain:
-                print("CCCL source %s %s %s: %s" % (s.target, s.mnemonic, s.arch, "hit" if s.cache_hit else "miss (ABI namespace holds the arch list)"))
+        stages = ("CudaHostPreprocess", "CudaFrontend", "CudaDevicePreprocess", "CudaCicc", "CudaPtxas")
+        reused = [s for s in spawns if s.mnemonic in stages]
+        # 3 sources (CUB included) x (host preprocess, frontend, and for sm_90: preprocess, cicc, ptxas)
+        self.assertEqual(len(reused), 15, [(s.target, s.mnemonic) for s in reused])
+        self.assertEqual({s.arch for s in reused if s.mnemonic in ("CudaCicc", "CudaPtxas")}, {"compute_90", "sm_90"})
+        self.assertTrue(any("//cub_reduce:" in s.target for s in reused))
+        misses = [(s.target, s.mnemonic, s.arch) for s in reused if not s.cache_hit]
+        self.assertEqual(misses, [], "stages of the sm_90 build that were not cache hits")
+        rows = cache_report_lib.summarize(spawns, cache_report_lib.read_log(self.ci_log))
+        print("\nCUDA %s: developer build, sm_90 after CI's build of the shipped set (%s):" % (TOOLKIT, CI_ARCHS))
+        sys.stdout.write(cache_report_lib.format_rows(rows, "table"))
+        self.assertEqual(cache_report_lib.device_fraction_from_cache(rows), 1.0)
+        # ...because every stage got the shipped set's list, not sm_90's.
+        for path, text in self.dev_scripts.items():
+            if "device_preprocess" in path or "host_preprocess" in path:
+                self.assertIn("-D__CUDA_ARCH_LIST__=750,800,860,900 ", text, path)
+
+    def test_arch_outside_the_shipped_set_builds_with_its_own_list(self):
+        spawns = cache_report_lib.read_log(self.outside_log)
+        # Every stage whose command holds the list ran: no wrong reuse, and none of CI's.
+        stages = [s for s in spawns if s.mnemonic in ("CudaHostPreprocess", "CudaDevicePreprocess", "CudaCicc", "CudaPtxas")]
+        self.assertEqual(sorted(s.mnemonic for s in stages), sorted(["CudaHostPreprocess", "CudaDevicePreprocess", "CudaCicc", "CudaPtxas"] * 3))
+        self.assertEqual({s.arch for s in stages if s.mnemonic == "CudaPtxas"}, {"sm_89"})
+        self.assertEqual([(s.target, s.mnemonic) for s in stages if s.cache_hit], [], "nothing of CI's is reused")
+        # cudafe++ reads the preprocessed host code: CUB's differs (CCCL's namespace holds
+        # the list) and re-runs; a plain kernel's does not mention the list, so its
+        # frontend is the same action as before and may be reused (correctly).
+        cub_frontend = [s for s in spawns if s.mnemonic == "CudaFrontend" and "//cub_reduce:" in s.target]
+        self.assertEqual([s.cache_hit for s in cub_frontend], [False])
+        pre = {p: t for p, t in self.outside_scripts.items() if "device_preprocess.compute_89" in p or "host_preprocess" in p}
+        self.assertEqual(len(pre), 6, sorted(pre))
+        for path, text in pre.items():
+            self.assertIn("-D__CUDA_ARCH_LIST__=890 ", text, path)
+        # Said once for the build (3 cuda_library targets), naming the arch and the fix.
+        notice = "this build compiles compute_89, outside the shipped set (%s" % CI_ARCHS
+        self.assertEqual(self.outside_stderr.count(notice), 1, self.outside_stderr[-3000:])
+        self.assertIn("--@rules_cuda_stages//cuda_rules:archs=sm_90", self.outside_stderr)
+        # The developer's sm_90 build before it said nothing: it is a subset.
+        self.assertNotIn("outside the shipped set", self.dev_stderr)
+
+    def test_native_is_detected_only_when_asked_for(self):
+        self.assertEqual(self.native_fetched_before, [False, False], "@cuda_native_archs fetched without archs=native")
+        self.assertTrue(self.native_fetched_after)
+        if "found no GPU" in self.native_stderr:
+            # This machine: no driver or no GPU. The build falls back to the shipped set, saying why once.
+            self.assertEqual(self.native_stderr.count("=native found no GPU to compile for ("), 1, self.native_stderr[-3000:])
+            self.assertIn("compiles the shipped set (%s)" % CI_ARCHS, self.native_stderr)
 
     def test_device_compile_error_names_source_line_and_stage(self):
         err = self.device_error
@@ -181,30 +215,6 @@ class ReuseTest(unittest.TestCase):
         cicc = [s for s in spawns if s.mnemonic == "CudaCicc"]
         self.assertEqual(len(cicc), 3)
         self.assertTrue(all(s.digest and s.inputs and s.outputs and s.target for s in cicc))
-
-    def test_abi_arch_list_makes_cccl_code_reusable(self):
-        if TOOLKIT != "13.0":
-            self.skipTest("checked once, in the CUDA 13.0 run")
-        cub = "//cub_reduce:sum"
-        stages = ("CudaHostPreprocess", "CudaFrontend", "CudaDevicePreprocess", "CudaCicc", "CudaPtxas")
-        # Without the setting (the main scenario) CUB's sm_90 device code misses...
-        before = [s for s in cache_report_lib.read_log(self.dev_log) if cub in s.target and s.mnemonic in ("CudaCicc", "CudaPtxas")]
-        self.assertEqual(len(before), 2)
-        self.assertFalse(any(s.cache_hit for s in before))
-        # ...with one ABI list shared by CI and the developer, every sm_90 stage and the frontend hit.
-        spawns = cache_report_lib.read_log(self.abi_dev_log)
-        after = [s for s in spawns if cub in s.target and s.mnemonic in stages]
-        self.assertEqual(sorted(s.mnemonic for s in after), sorted(stages))
-        self.assertEqual([(s.mnemonic, s.arch) for s in after if not s.cache_hit], [])
-        device = [s for s in spawns if s.mnemonic in ("CudaDevicePreprocess", "CudaCicc", "CudaPtxas")]
-        self.assertEqual([(s.target, s.mnemonic) for s in device if not s.cache_hit], [])
-        # Saved time from CI's first build (where those actions executed).
-        rows = cache_report_lib.summarize(spawns, cache_report_lib.read_log(self.ci_log))
-        print("\nwith --//cuda_rules:abi_archs=%s, developer build for sm_90:" % CI_ARCHS)
-        sys.stdout.write(cache_report_lib.format_rows(rows, "table"))
-        fraction = cache_report_lib.device_fraction_from_cache(rows)
-        print("device-stage time served from CI's cache: %.1f %%" % (100 * fraction))
-        self.assertEqual(fraction, 1.0)
 
     def test_per_stage_routing_through_exec_groups(self):
         # exec_properties = {"cicc.Pool": ..., "ptxas.Pool": ...} reach only those stages' spawns.

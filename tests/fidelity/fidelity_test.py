@@ -2,7 +2,8 @@
 
 For one staged target it replays, in a scratch execroot laid out like Bazel's,
 the exact nvcc command the CudaPlan action planned from (plan/nvcc_args.json),
-with --keep, and compares each PTX and cubin byte for byte after swapping the
+with --keep (and, for a target compiling a subset of the shipped set, the
+shipped set's __CUDA_ARCH_LIST__ that its stages get), and compares each PTX and cubin byte for byte after swapping the
 rules' module id for the one nvcc generated (both have the same length).
 
   --expect=equal    the staged outputs must equal nvcc's (the fidelity check)
@@ -141,6 +142,12 @@ def _reference_run(root, layout, nvcc_args, inputs=()):
     nvcc = os.path.join(layout["toolkit_root"], "bin", "nvcc")
     args = list(nvcc_args)
     args[args.index("-o") + 1] = os.path.join(keep, "reference.o")
+    if layout.get("pinned_arch_list"):
+        # The target compiles a subset of the shipped set, so its stages have the
+        # shipped set's __CUDA_ARCH_LIST__ instead of nvcc's: nvcc's gcc commands
+        # (host and device preprocess, host compile) get it too, as a -D after
+        # nvcc's own (gcc keeps the last; "\," keeps nvcc from splitting it).
+        args.append("-Xcompiler=-D__CUDA_ARCH_LIST__=" + layout["pinned_arch_list"].replace(",", "\\,"))
     args += list(inputs) + FLAGS.reference_extra + ["--keep", "--keep-dir", keep]
     plan = nvcc_plan_lib.plan_from_text(nvcc_plan_lib.run_dryrun(nvcc, args, cwd=execroot))
     # The same convention as the staged scripts (and Bazel's C++ actions):

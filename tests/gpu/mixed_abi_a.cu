@@ -1,7 +1,7 @@
-// One of two libraries (the other is this file with mixed_abi_sum_b, made by
-// tests/gpu:mixed_abi_b_src) that use the same CUB algorithm but are compiled
-// for different arch sets, so for different __CUDA_ARCH_LIST__ values (see
-// mixed_abi_test.cc).
+// One of three libraries (the others are this file with mixed_abi_sum_b and
+// mixed_abi_sum_c, made by tests/gpu:mixed_abi_{b,c}_src) that use the same
+// CUB algorithm but are compiled with different __CUDA_ARCH_LIST__ values
+// (see mixed_abi_test.cc).
 #include <cub/cub.cuh>
 
 extern "C" long long mixed_abi_sum_a(const int* values, int n) {

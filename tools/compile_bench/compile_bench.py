@@ -9,19 +9,26 @@ repetition), each build cold (bazel clean, a fresh --disk_cache):
   staged4    Bazel, staged, 4 archs; then a host-only edit of every .cu built
              incrementally (which stages re-run? every CudaPtxas should be an
              action-cache hit); then bazel clean and a --dev_archs build against
-             the first build's disk cache (the CI -> developer scenario)
+             the first build's disk cache (the CI -> developer scenario, in the
+             default configuration: --archs is the shipped set, so the
+             developer's subset gets its __CUDA_ARCH_LIST__)
   unstaged4  Bazel, staged=false (one CudaCompile = one nvcc per file), 4 archs;
              the same host-only edit, built incrementally
   nvcc4      nvcc per file, nvcc -t 0 per file and the staged runner
              (tools/nvcc_plan/nvcc_plan.py --run -j <cores>) per file, --jobs
              files at a time
   staged1, unstaged1, nvcc1   the same for --dev_archs only
-  abi        the CI -> developer scenario with --//cuda_rules:abi_archs = CI's archs
+  pincost    what pinning __CUDA_ARCH_LIST__ costs: cold --dev_archs builds of the
+             CCCL files only, with the shipped set's list (the default for a
+             subset) and with the compiled arch's own (shipped set = --dev_archs),
+             alternating
   nolog      Bazel, staged, 4 archs, without an execution log (what writing the
              log, which every other Bazel build does, costs)
 
 Bazel runs with --jobs = cores, its own output base and no convenience
-symlinks. CPU time of a Bazel build = the change of the Bazel server's
+symlinks; each timed Bazel build follows an untimed --nobuild pass with the
+same flags (its analysis), and --//cuda_rules:shipped_archs = --archs (CI's archs are the
+shipped set) unless a block says otherwise. CPU time of a Bazel build = the change of the Bazel server's
 /proc/<pid>/stat over the build: cutime + cstime (every action: the sandbox
 waits for the tool, the server for the sandbox) and, separately, utime + stime
 (the server itself: analysis, sandbox set-up, hashing, cache writes). CPU time
@@ -49,7 +56,7 @@ from tools.compile_bench import nvcc_runs  # noqa: E402
 
 BAZELW = os.path.join(REPO, "tools", "bazelw")
 TARGETS = ["@rules_cuda_stages_bench//:all"]
-ALL_BLOCKS = ["staged4", "unstaged4", "nvcc4", "staged1", "unstaged1", "nvcc1", "abi", "nolog"]
+ALL_BLOCKS = ["staged4", "unstaged4", "nvcc4", "staged1", "unstaged1", "nvcc1", "pincost", "nolog"]
 EDIT_MARK = "// tools/bench: a host-only edit above everything (shifts every line).\n"
 EDIT = EDIT_MARK + "static int compile_bench_host_only_edit() { return 42; }\n"
 
@@ -129,15 +136,14 @@ class Bench:
             raise SystemExit("tools/bench: `bazel %s` failed:\n%s" % (" ".join(args), proc.stderr[-4000:]))
         return proc.stdout if capture else proc.returncode
 
-    def flags(self, archs, staged, disk_cache=None, exec_log=None, abi=False):
+    def flags(self, archs, staged, disk_cache=None, exec_log=None, shipped=None):
         f = [
             "--noshow_progress", "--ui_event_filters=-info,-warning,-stdout,-stderr", "--symlink_prefix=/",
             "--override_module=rules_cuda_stages_bench=" + self.corpus,
             "--jobs=%d" % self.jobs, "--output_groups=cuda_objects",
             "--//cuda_rules:archs=" + archs, "--//cuda_rules:staged=" + ("true" if staged else "false"),
+            "--//cuda_rules:shipped_archs=" + (shipped or self.opts.archs),
         ]
-        if abi:
-            f.append("--//cuda_rules:abi_archs=" + self.opts.archs)
         if disk_cache:
             f.append("--disk_cache=" + disk_cache)
         if exec_log:
@@ -148,12 +154,16 @@ class Bench:
         with open("/proc/%d/stat" % self.server_pid) as f:
             return lib.parse_proc_stat(f.read(), os.sysconf("SC_CLK_TCK"))
 
-    def timed_build(self, rep, variant, scenario, archs, staged, cache, abi=False, exec_log=True):
+    def timed_build(self, rep, variant, scenario, archs, staged, cache, shipped=None, exec_log=True, targets=TARGETS):
         exec_log = exec_log and os.path.join(self.scratch, "%s.%s.%s.%d.json" % (variant, scenario, archs.count(",") + 1, rep))
+        # Analysis first, untimed: the flags change between builds (archs,
+        # staged), which discards Bazel's analysis cache; every timed build then
+        # starts from the same state and measures what the build executes.
+        self.bazel("build", "--nobuild", *self.flags(archs, staged, cache, None, shipped), *targets)
         load = loadavg()
         own0, children0 = self.server_cpu()
         t0 = time.monotonic()
-        self.bazel("build", *self.flags(archs, staged, cache, exec_log, abi), *TARGETS)
+        self.bazel("build", *self.flags(archs, staged, cache, exec_log, shipped), *targets)
         wall = time.monotonic() - t0
         own1, children1 = self.server_cpu()
         pid = int(self.bazel("info", "server_pid", capture=True).strip())
@@ -243,18 +253,20 @@ class Bench:
             os.remove(p)
         shutil.rmtree(cache, ignore_errors=True)
 
-    def block_abi(self, rep):
-        variant = "bazel_staged_abi"
-        self.bazel("clean")
-        cache = self.fresh_cache("abi")
-        _, ci_spawns, ci_log = self.timed_build(rep, variant, "cold", self.opts.archs, True, cache, abi=True)
-        self.bazel("clean")
-        dev, dev_spawns, dev_log = self.timed_build(rep, variant, "ci_dev", self.opts.dev_archs, True, cache, abi=True)
-        dev["reuse"] = self.reuse(ci_spawns, dev_spawns)
-        self.save()
-        for p in (ci_log, dev_log):
-            os.remove(p)
-        shutil.rmtree(cache, ignore_errors=True)
+    def block_pincost(self, rep):
+        """Cold --dev_archs builds of the CCCL files: the shipped set's __CUDA_ARCH_LIST__ vs the arch's own."""
+        targets = ["@rules_cuda_stages_bench//:" + name for name, info in self.corpus_def.items() if info["kind"] == "cccl"]
+        if not targets:
+            log("pincost: no CCCL file in the corpus, skipped")
+            return
+        order = [("cold_cccl_pinned", self.opts.archs), ("cold_cccl_own", self.opts.dev_archs)]
+        for scenario, shipped in (order if rep % 2 else list(reversed(order))):
+            self.bazel("clean")
+            cache = self.fresh_cache("pincost")
+            _, _, exec_log = self.timed_build(rep, "bazel_staged", scenario, self.opts.dev_archs, True, cache,
+                                              shipped=shipped, targets=targets)
+            os.remove(exec_log)
+            shutil.rmtree(cache, ignore_errors=True)
 
     def reuse(self, ci_spawns, dev_spawns):
         """Fractions of the developer build's device-stage time served from CI's cache, per kind of code."""
@@ -335,7 +347,7 @@ class Bench:
             "staged1": lambda rep: self.block_staged(rep, dev, False),
             "unstaged1": lambda rep: self.block_unstaged(rep, dev, False),
             "nvcc1": lambda rep: self.block_nvcc(rep, dev, nvcc_variants),
-            "abi": self.block_abi,
+            "pincost": self.block_pincost,
             "nolog": self.block_nolog,
         }
         for rep in range(1, self.opts.reps + 1):

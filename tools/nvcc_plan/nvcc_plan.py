@@ -58,6 +58,12 @@ flags.DEFINE_integer("jobs", None, "With --run: most stages running at once (def
 flags.DEFINE_string("table", None, "With --run: write per-stage times as CSV to this file ('-' or a bare --table: stdout).")
 flags.DEFINE_string("keep_dir", None, "With --run: keep every stage's files and scripts in this directory.")
 flags.DEFINE_string(
+    "arch_list",
+    None,
+    "With --run: the __CUDA_ARCH_LIST__ every stage gets instead of nvcc's, as cuda_library gives a compile of a "
+    "subset of the shipped set (e.g. 750,800,860,900), so its stages equal those of a build of the whole set.",
+)
+flags.DEFINE_string(
     "module_id_label",
     None,
     "With --run: use the module id cuda_library gives the source in this target (e.g. //pkg:kernels); "
@@ -118,10 +124,11 @@ def main(argv):
             cwd=cwd,
             keep_dir=FLAGS.keep_dir,
             module_id_label=FLAGS.module_id_label,
+            arch_list=FLAGS.arch_list,
             table=FLAGS.table,
             graph=FLAGS.graph,
         )
-    for name in ("jobs", "table", "keep_dir", "module_id_label"):
+    for name in ("jobs", "table", "keep_dir", "module_id_label", "arch_list"):
         if FLAGS[name].present:
             raise app.UsageError("--%s needs --run" % name)
     try:
@@ -146,7 +153,7 @@ def main(argv):
 
 # Our flags: those that take a value (`--x=v` or `--x v`), those whose bare
 # form means stdout, and switches.
-_VALUE_FLAGS = ("--format", "--nvcc", "--jobs", "--keep_dir", "--module_id_label")
+_VALUE_FLAGS = ("--format", "--nvcc", "--jobs", "--keep_dir", "--module_id_label", "--arch_list")
 _STDOUT_FLAGS = ("--graph", "--table")
 _SWITCHES = ("--run", "--norun", "--nograph", "--help", "--helpshort", "--helpfull")
 

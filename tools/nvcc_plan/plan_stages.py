@@ -181,16 +181,17 @@ def build_scripts(plan, layout, nvcc_args):
         "nvlink": toolkit_root + "/bin/nvlink",
     }
 
-    abi_list = layout.get("abi_arch_list", "")
+    pinned_list = layout.get("pinned_arch_list", "")
 
     def command(stage):
         argv = [rewrite(a) for a in stage.argv]
-        if abi_list and stage.kind in ("host_preprocess", "device_preprocess", "host_compile"):
-            # --@rules_cuda_stages//cuda_rules:abi_archs: the pinned list instead of nvcc's.
+        if pinned_list and stage.kind in ("host_preprocess", "device_preprocess", "host_compile"):
+            # The shipped set's list instead of nvcc's (the compiled archs are a
+            # subset of it): the same command as in a build of the whole set.
             pinned = [i for i, a in enumerate(argv) if a.startswith("-D__CUDA_ARCH_LIST__=")]
             if len(pinned) != 1:
                 _fail(label, "cannot pin __CUDA_ARCH_LIST__: nvcc's %s command defines it %d times" % (stage.kind, len(pinned)))
-            argv[pinned[0]] = "-D__CUDA_ARCH_LIST__=" + abi_list
+            argv[pinned[0]] = "-D__CUDA_ARCH_LIST__=" + pinned_list
         # The tool itself by its plain path (an action may hold no file of
         # bin/, so <root>/bin/../nvvm/bin/cicc would not resolve).
         argv[0] = tool_paths.get(argv[0], _normpath(argv[0]))

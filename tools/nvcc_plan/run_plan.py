@@ -15,6 +15,7 @@ byte-identical objects, from any directory.
 import dataclasses
 import json
 import os
+import re
 import resource
 import shutil
 import signal
@@ -276,7 +277,7 @@ def _layout(plan, work_dir, label, module_id_file, toolkit_root):
         "virtual_archs": virtuals,
         "real_archs": reals,
         "host_compile_stub_arch": stub_arch,
-        "abi_arch_list": "",
+        "pinned_arch_list": "",
         "iquote": [os.path.dirname(files["cicc_stub/" + stub_arch]), os.path.dirname(files["fatbin_c"])],
         "files": files,
         "scripts": scripts,
@@ -304,7 +305,7 @@ def _toolkit_root(nvcc, plan, cwd):
     return os.path.dirname(here)
 
 
-def prepare(nvcc, nvcc_args, *, cwd, work_dir, module_id_label=None):
+def prepare(nvcc, nvcc_args, *, cwd, work_dir, module_id_label=None, arch_list=None):
     """Plans the compile: returns (tasks by key, layout). Writes the scripts under work_dir/plan/."""
     text = _dryrun(nvcc, nvcc_args, cwd)
     try:
@@ -328,6 +329,7 @@ def prepare(nvcc, nvcc_args, *, cwd, work_dir, module_id_label=None):
     module_id_file = os.path.join(work_dir, stem + ".module_id")
     layout, deps = _layout(plan, work_dir, label, module_id_file, _toolkit_root(nvcc, plan, cwd))
     layout["user_options"] = list(nvcc_args)
+    layout["pinned_arch_list"] = arch_list or ""
     try:
         scripts = plan_stages.build_scripts(plan, layout, nvcc_args)
     except plan_stages.LayoutError as e:
@@ -580,8 +582,8 @@ def _emit(path, text, stdout, cwd):
             f.write(text)
 
 
-def run(nvcc_args, *, nvcc, jobs=None, cwd=None, keep_dir=None, module_id_label=None, table=None, graph=None,
-        stdout=None, stderr=None):
+def run(nvcc_args, *, nvcc, jobs=None, cwd=None, keep_dir=None, module_id_label=None, arch_list=None, table=None,
+        graph=None, stdout=None, stderr=None):
     """Compiles like `nvcc <nvcc_args>` would; returns the exit status.
 
     Args:
@@ -591,6 +593,8 @@ def run(nvcc_args, *, nvcc, jobs=None, cwd=None, keep_dir=None, module_id_label=
       cwd: working directory of the compile (default: the current one).
       keep_dir: keep every stage's files and scripts here (default: a temporary directory, removed).
       module_id_label: the cuda_library target whose module id to use (module_id.bzl's id for it and the source).
+      arch_list: the __CUDA_ARCH_LIST__ every stage gets instead of nvcc's (e.g. "750,800,860,900": what
+        cuda_library gives a compile of a subset of the shipped set), or None.
       table: write the per-stage CSV here ("-": stdout; relative to `cwd`).
       graph: write the executed graph as Graphviz here ("-": stdout; relative to `cwd`).
       stdout, stderr: where the stages' output and the runner's messages go.
@@ -602,6 +606,10 @@ def run(nvcc_args, *, nvcc, jobs=None, cwd=None, keep_dir=None, module_id_label=
     if jobs < 1:
         print("nvcc_plan --run: -j must be at least 1", file=stderr)
         return 2
+    if arch_list and not re.fullmatch(r"[0-9]+(,[0-9]+)*", arch_list):
+        print("nvcc_plan --run: --arch_list must be numbers separated by commas, as in __CUDA_ARCH_LIST__ "
+              "(e.g. 750,800,860,900), not %r" % arch_list, file=stderr)
+        return 2
     t0 = time.monotonic()
     cpu0 = _children_cpu()
     work_dir = keep_dir or tempfile.mkdtemp(prefix="nvcc_plan.")
@@ -611,7 +619,8 @@ def run(nvcc_args, *, nvcc, jobs=None, cwd=None, keep_dir=None, module_id_label=
         args, notes = check_nvcc_args(nvcc_args)
         for note in notes:
             print("nvcc_plan --run: " + note, file=stderr)
-        tasks, layout = prepare(nvcc, args, cwd=cwd, work_dir=work_dir, module_id_label=module_id_label)
+        tasks, layout = prepare(nvcc, args, cwd=cwd, work_dir=work_dir, module_id_label=module_id_label,
+                                arch_list=arch_list)
         plan = tasks["plan"]
         plan.start, plan.end, plan.cpu, plan.returncode = 0.0, time.monotonic() - t0, _children_cpu() - cpu0, 0
         scratch = tempfile.mkdtemp(prefix="nvcc_plan.ptxas.")

@@ -264,8 +264,11 @@ class RunnerTest(unittest.TestCase):
             nvcc="/proc/self/cwd/external/%s/bin/nvcc" % self.toolkit_repo,  # as the CudaPlan action runs it
             keep_dir=keep,
             module_id_label=label[2:],
+            # The fixture's archs are a subset of the shipped set: its stages have the shipped set's list.
+            arch_list=self.layout["pinned_arch_list"],
         )
         self.assertEqual(err, "")
+        self.assertEqual(self.layout["pinned_arch_list"], "750,800,860,900")
 
         def staged(path):  # bazel-out/<cfg>/bin/<short path> -> the runfile
             return _read(os.path.join(self.root, "_main", path.split("/", 3)[3]))

@@ -23,8 +23,9 @@ def plan_action(actions, *, cuda, cc_files, planner, layout, scripts, nvcc_args)
     actions.run(
         executable = planner,
         arguments = [args] + nvcc_args,
-        # The include tree too: nvcc uses its target directory only if it exists.
-        inputs = depset([layout, cuda.nvcc], transitive = [cuda.nvcc_files, cuda.headers, cc_files]),
+        # Not the include tree: nvcc_files holds a header of each include
+        # directory (nvcc uses its target directory only if it exists).
+        inputs = depset([layout, cuda.nvcc], transitive = [cuda.nvcc_files, cc_files]),
         outputs = scripts,
         mnemonic = "CudaPlan",
         progress_message = "Planning nvcc stages of %{label}",

@@ -25,10 +25,20 @@ filegroup(
     ),
 )
 
-# What `nvcc --dryrun` reads to plan (the CudaPlan action).
+# What `nvcc --dryrun` reads to plan (the CudaPlan action): nvcc.profile, and
+# one header of each include directory, since nvcc uses the target directory
+# (targets/<arch>/include) only if it exists. Not the whole tree: sandboxing
+# its ~1800 files costs more than the plan itself, and a developer's build that
+# gets every other stage from the cache runs CudaPlan.
 filegroup(
     name = "nvcc_files",
-    srcs = ["bin/nvcc.profile"],
+    srcs = ["bin/nvcc.profile"] + glob(
+        [
+            "include/cuda_runtime.h",
+            "targets/*/include/cuda_runtime.h",
+        ],
+        allow_empty = True,
+    ),
 )
 
 # cicc's inputs besides itself: libdevice.

@@ -12,10 +12,10 @@ load("//cuda_rules/private:actions/host_compile.bzl", "host_compile_action")
 load("//cuda_rules/private:actions/plan.bzl", "plan_action")
 load("//cuda_rules/private:actions/preprocess.bzl", "device_preprocess_action", "host_preprocess_action")
 load("//cuda_rules/private:actions/ptxas.bzl", "ptxas_action")
-load("//cuda_rules/private:archs.bzl", "abi_arch_list", "device_link_archs", "gencode_flags", "parse_archs")
+load("//cuda_rules/private:archs.bzl", "device_link_archs", "gencode_flags", "parse_archs", "pinned_arch_list")
 load("//cuda_rules/private:labels.bzl", "display_label")
 load("//cuda_rules/private:module_id.bzl", "module_id")
-load("//cuda_rules/private:providers.bzl", "CudaInfo")
+load("//cuda_rules/private:providers.bzl", "CudaArchConfigInfo", "CudaInfo")
 load("//cuda_rules/private:toolchain.bzl", "CUDA_TOOLCHAINS", "find_cuda_toolchain")
 
 visibility(["//cuda_rules/...", "//tests/..."])
@@ -178,7 +178,7 @@ def _nvcc_common_args(ctx, cc_toolchain, archs, cctx):
     args.add_all(ctx.attr.local_defines, format_each = "-D%s")
     return args
 
-def _staged_compile(ctx, *, cuda, cc_toolchain, cc_files, archs, abi_list, cctx, headers, toolkit_headers, src):
+def _staged_compile(ctx, *, cuda, cc_toolchain, cc_files, archs, pinned_list, cctx, headers, toolkit_headers, src):
     """Declares every stage of one .cu and returns struct(obj, ptx, cubins, fatbin, scripts)."""
     stem = src.basename.rpartition(".")[0]
     base = "_cuda/{}/{}".format(ctx.label.name, _rel_no_ext(ctx, src))
@@ -256,7 +256,7 @@ def _staged_compile(ctx, *, cuda, cc_toolchain, cc_files, archs, abi_list, cctx,
         "module_id_string": module_id_string,
         "real_archs": reals,
         "host_compile_stub_arch": last,
-        "abi_arch_list": abi_list,
+        "pinned_arch_list": pinned_list,
         "iquote": [per_arch[last].stub.dirname, fatbin_c.dirname],
         "files": files,
         "scripts": {k: s.path for k, s in scripts.items()},
@@ -393,19 +393,28 @@ def _cuda_library_impl(ctx):
         requested_features = ctx.features,
         unsupported_features = ctx.disabled_features,
     )
+
+    # The build's archs and their __CUDA_ARCH_LIST__ (//cuda_rules:arch_config),
+    # or this target's own `archs` under the same rule: every virtual arch in
+    # the shipped set -> the shipped set's list, else nvcc's own.
+    config = ctx.attr._arch_config[CudaArchConfigInfo]
     if ctx.attr.archs:
-        spec, where = ctx.attr.archs, "the `archs` attribute of {}".format(ctx.label)
+        if ctx.attr.archs in ("shipped", "native"):
+            fail(("{}: archs = \"{}\" is a value of --@rules_cuda_stages//cuda_rules:archs, not of the `archs` attribute. " +
+                  "Fix: leave `archs` unset to compile what the build chooses, or name archs (e.g. \"sm_90\").").format(ctx.label, ctx.attr.archs))
+        archs = parse_archs(ctx.attr.archs, "the `archs` attribute of {}".format(ctx.label))
+        if archs.error:
+            fail(archs.error)
+        pinned_list = pinned_arch_list(archs, config.shipped)
     else:
-        spec = ctx.attr._archs[BuildSettingInfo].value
-        where = "--@rules_cuda_stages//cuda_rules:archs (building {})".format(ctx.label)
-    archs = parse_archs(spec, where)
-    if archs.error:
-        fail(archs.error)
+        archs = config.archs
+        pinned_list = config.pinned_arch_list
     staged = ctx.attr._staged[BuildSettingInfo].value if ctx.attr.staged == -1 else ctx.attr.staged == 1
     check_nvcc_options(ctx.label, "copts", ctx.attr.copts, staged)
-    abi = abi_arch_list(archs, ctx.attr._abi_archs[BuildSettingInfo].value, "--@rules_cuda_stages//cuda_rules:abi_archs (building {})".format(ctx.label))
-    if abi.error:
-        fail(abi.error)
+    if not staged:
+        # One nvcc action cannot be given another list: nvcc's own (mixing
+        # lists is safe, docs/cuda_library.md "CCCL").
+        pinned_list = ""
     lto = [v.virtual for v in archs.virtuals if v.lto]
     if lto and not ctx.attr.rdc:
         fail(("{}: LTO archs ({}) keep NVVM IR for the device link, which needs relocatable device code. " +
@@ -413,9 +422,6 @@ def _cuda_library_impl(ctx):
             ctx.label,
             ", ".join(["lto_" + v[len("compute_"):] for v in lto]),
         ))
-    if abi.value and not staged:
-        fail(("{}: --@rules_cuda_stages//cuda_rules:abi_archs pins __CUDA_ARCH_LIST__ in the stages' commands, " +
-              "which one nvcc action cannot do. Fix: build this target staged, or unset abi_archs.").format(ctx.label))
 
     cu_srcs = [f for f in ctx.files.srcs if f.extension in _CUDA_EXTENSIONS]
     cc_srcs = [f for f in ctx.files.srcs if f.extension in _CC_EXTENSIONS]
@@ -458,7 +464,7 @@ def _cuda_library_impl(ctx):
                 cc_toolchain = cc_toolchain,
                 cc_files = cc_files,
                 archs = archs,
-                abi_list = abi.value,
+                pinned_list = pinned_list,
                 cctx = cctx,
                 headers = headers,
                 toolkit_headers = toolkit_headers,
@@ -536,7 +542,7 @@ def _cuda_library_impl(ctx):
             cubins = depset(cubins),
             fatbins = depset(fatbins),
             archs = archs,
-            abi_arch_list = abi.value,
+            pinned_arch_list = pinned_list,
             rdc = ctx.attr.rdc,
             device_link_inputs = device_link_inputs,
         ),
@@ -574,14 +580,14 @@ _ATTRS = {
               "targets, and kernels may launch kernels (dynamic parallelism). Binaries device-link it per arch " +
               "(cuda_binary / cuda_test do; cc_binary: add a cuda_device_link). Needed for lto_NN archs.",
     ),
-    "archs": attr.string(doc = "Overrides --@rules_cuda_stages//cuda_rules:archs for this target, e.g. \"sm_80,sm_90a,compute_90\"."),
+    "archs": attr.string(doc = "Overrides --@rules_cuda_stages//cuda_rules:archs for this target, e.g. \"sm_80,sm_90a,compute_90\". " +
+                               "Archs of the shipped set get its __CUDA_ARCH_LIST__, as the build's archs do."),
     "staged": attr.int(
         default = -1,
         values = [-1, 0, 1],
         doc = "Set through the cuda_library macro's `staged = True/False`: 1 staged, 0 one nvcc action, -1 the build setting.",
     ),
-    "_abi_archs": attr.label(default = "//cuda_rules:abi_archs"),
-    "_archs": attr.label(default = "//cuda_rules:archs"),
+    "_arch_config": attr.label(default = "//cuda_rules:arch_config", providers = [CudaArchConfigInfo]),
     "_staged": attr.label(default = "//cuda_rules:staged"),
     "_planner": attr.label(default = "//tools/nvcc_plan:plan_stages", executable = True, cfg = "exec"),
 }
