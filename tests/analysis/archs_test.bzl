@@ -1,4 +1,4 @@
-"""Unit tests of arch-string parsing (archs.bzl) and module ids (module_id.bzl)."""
+"""Unit tests of arch-string parsing (archs.bzl)."""
 
 load("@bazel_skylib//lib:unittest.bzl", "asserts", "unittest")
 
@@ -7,10 +7,8 @@ load("@bazel_skylib//lib:unittest.bzl", "asserts", "unittest")
 load("//cuda_rules/private:archs.bzl", "device_link_archs", "gencode_flags", "parse_archs")
 
 # buildifier: disable=bzl-visibility
-load("//cuda_rules/private:module_id.bzl", "module_id")
 
 _WHERE = "the test's spec"
-_HEX_DIGITS = "0123456789abcdef"
 
 def _as_tuples(archs):
     """A parsed arch set as [(virtual, reals, ptx)], easy to compare."""
@@ -161,78 +159,8 @@ def _gencode_flags_test_impl(ctx):
 
 gencode_flags_test = unittest.make(_gencode_flags_test_impl)
 
-# module_id --------------------------------------------------------------------
-
-def _is_hex8(s):
-    if len(s) != 8:
-        return False
-    for c in s.elems():
-        if c not in _HEX_DIGITS:
-            return False
-    return True
-
-def _check_shape(env, id, basename, mangled):
-    """Checks `id` is _<8 hex>_<len(basename)>_<mangled>_<8 hex>."""
-    middle = "_{}_{}_".format(len(basename), mangled)
-    asserts.equals(env, 1 + 8 + len(middle) + 8, len(id), "length of module id " + id)
-    asserts.true(env, id.startswith("_"), "module id {} does not start with _".format(id))
-    asserts.true(env, _is_hex8(id[1:9]), "module id {} does not start with _ and 8 hex digits".format(id))
-    asserts.equals(env, middle, id[9:9 + len(middle)], "middle of module id " + id)
-    asserts.true(env, _is_hex8(id[-8:]), "module id {} does not end with 8 hex digits".format(id))
-
-def _module_id_shape_test_impl(ctx):
-    env = unittest.begin(ctx)
-    id = module_id(Label("//pkg:vector_add"), "pkg/vector_add.cu")
-    asserts.equals(env, 35, len(id), "length of " + id)
-    asserts.true(env, "_13_vector_add_cu_" in id, id + " does not contain _13_vector_add_cu_")
-    _check_shape(env, id, "vector_add.cu", "vector_add_cu")
-
-    # Characters other than letters and digits become '_'; the directory is not part of the middle.
-    _check_shape(
-        env,
-        module_id(Label("//a/b:t"), "a/b/my-kernel.v2.cu"),
-        "my-kernel.v2.cu",
-        "my_kernel_v2_cu",
-    )
-    _check_shape(env, module_id(Label("//pkg:t"), "../other+/k.cu"), "k.cu", "k_cu")
-    return unittest.end(env)
-
-module_id_shape_test = unittest.make(_module_id_shape_test_impl)
-
-def _module_id_deterministic_test_impl(ctx):
-    env = unittest.begin(ctx)
-    asserts.equals(
-        env,
-        module_id(Label("//pkg:vector_add"), "pkg/vector_add.cu"),
-        module_id(Label("//pkg:vector_add"), "pkg/vector_add.cu"),
-    )
-    return unittest.end(env)
-
-module_id_deterministic_test = unittest.make(_module_id_deterministic_test_impl)
-
-def _module_id_unique_test_impl(ctx):
-    env = unittest.begin(ctx)
-    base = module_id(Label("//pkg:vector_add"), "pkg/vector_add.cu")
-    others = {
-        "another target": module_id(Label("//pkg:vector_add_2"), "pkg/vector_add.cu"),
-        "another package": module_id(Label("//other:vector_add"), "pkg/vector_add.cu"),
-        "another path": module_id(Label("//pkg:vector_add"), "pkg/sub/vector_add.cu"),
-        "another file": module_id(Label("//pkg:vector_add"), "pkg/vector_sub.cu"),
-    }
-    for what, id in others.items():
-        asserts.true(env, id != base, "{} gives the same module id {}".format(what, id))
-
-    # The first part depends on the label only, the last on the path only.
-    asserts.equals(env, base[:9], others["another path"][:9], "first part, same label")
-    asserts.true(env, base[:9] != others["another target"][:9], "first part, another label")
-    asserts.equals(env, base[-9:], others["another target"][-9:], "last part, same path")
-    asserts.true(env, base[-9:] != others["another path"][-9:], "last part, another path")
-    return unittest.end(env)
-
-module_id_unique_test = unittest.make(_module_id_unique_test_impl)
-
 def archs_test_suite(name):
-    """Unit tests of parse_archs, gencode_flags and module_id, and a test_suite of them.
+    """Unit tests of parse_archs and gencode_flags, and a test_suite of them.
 
     Args:
       name: the test_suite's name.
@@ -244,17 +172,11 @@ def archs_test_suite(name):
     parse_archs_lto_test(name = "parse_archs_lto_test")
     parse_archs_empty_entries_test(name = "parse_archs_empty_entries_test")
     gencode_flags_test(name = "gencode_flags_test")
-    module_id_shape_test(name = "module_id_shape_test")
-    module_id_deterministic_test(name = "module_id_deterministic_test")
-    module_id_unique_test(name = "module_id_unique_test")
 
     native.test_suite(
         name = name,
         tests = [
             ":gencode_flags_test",
-            ":module_id_deterministic_test",
-            ":module_id_shape_test",
-            ":module_id_unique_test",
             ":parse_archs_empty_entries_test",
             ":parse_archs_errors_test",
             ":parse_archs_lto_test",

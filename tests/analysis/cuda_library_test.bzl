@@ -343,7 +343,7 @@ def _rdc_stages_test_impl(ctx):
     asserts.equals(env, 1, len(layouts))
     layout = layouts[0]
     asserts.true(env, layout["rdc"], "layout says rdc")
-    asserts.equals(env, ["compute_90"], layout["lto_archs"])
+    asserts.equals(env, ["compute_90"], [a["virtual"] for a in layout["archs"] if a["lto"]])
     asserts.true(env, layout["files"]["ptx/compute_90"].endswith("compute_90/kernel.ltoir"), layout["files"]["ptx/compute_90"])
     asserts.true(env, "device_object" in layout["scripts"], "a device_object script is planned")
     plan = _only_action(env, "CudaPlan")
@@ -414,7 +414,7 @@ def _layout_of(env):
 def _check_pinned(env, pinned, virtuals):
     layout = _layout_of(env)
     asserts.equals(env, pinned, layout["pinned_arch_list"], "the layout's pinned_arch_list")
-    asserts.equals(env, virtuals, layout["virtual_archs"])
+    asserts.equals(env, virtuals, [a["virtual"] for a in layout["archs"]])
     asserts.equals(env, pinned, analysistest.target_under_test(env)[CudaInfo].pinned_arch_list, "CudaInfo.pinned_arch_list")
 
 def _subset_gets_shipped_list_test_impl(ctx):

@@ -64,7 +64,9 @@ def fidelity_test(name, srcs, reference_extra = [], expect = "equal", size = "me
         ] + (["--reference_extra=" + ",".join(reference_extra)] if reference_extra else []),
         data = srcs + [":" + name + "_inputs"],
         deps = [
+            "//tools/nvcc_plan:layout",
             "//tools/nvcc_plan:nvcc_plan_lib",
+            "//tools/nvcc_plan:stages",
             "@rules_cuda_stages_pypi//absl_py",
             "@rules_cuda_stages_pypi//bazel_runfiles",
         ],
@@ -96,7 +98,9 @@ def device_link_fidelity_test(name, deps, reference_extra = [], expect = "equal"
         ] + (["--reference_extra=" + ",".join(reference_extra)] if reference_extra else []),
         data = [":{}_{}".format(dlink, g) for g in ["device_link", "cuda_objects", "cuda_plan"]] + ["//cuda_rules:toolkit_files"],
         deps = [
+            "//tools/nvcc_plan:layout",
             "//tools/nvcc_plan:nvcc_plan_lib",
+            "//tools/nvcc_plan:stages",
             "@rules_cuda_stages_pypi//absl_py",
             "@rules_cuda_stages_pypi//bazel_runfiles",
         ],

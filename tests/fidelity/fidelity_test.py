@@ -23,7 +23,9 @@ from absl import app
 from absl import flags
 from runfiles import runfiles
 
+from tools.nvcc_plan import layout as layout_lib
 from tools.nvcc_plan import nvcc_plan_lib
+from tools.nvcc_plan import stages
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("target", None, "name of the staged cuda_library (its _cuda/<name>/ tree)")
@@ -139,15 +141,16 @@ def _reference_run(root, layout, nvcc_args, inputs=()):
     execroot = _scratch_execroot(root, layout)
     keep = os.path.join(execroot, "keep")
     os.makedirs(keep)
-    nvcc = os.path.join(layout["toolkit_root"], "bin", "nvcc")
+    nvcc = os.path.join(layout.toolkit_root, "bin", "nvcc")
     args = list(nvcc_args)
     args[args.index("-o") + 1] = os.path.join(keep, "reference.o")
-    if layout.get("pinned_arch_list"):
+    pinned = getattr(layout, "pinned_arch_list", "")
+    if pinned:
         # The target compiles a subset of the shipped set, so its stages have the
         # shipped set's __CUDA_ARCH_LIST__ instead of nvcc's: nvcc's gcc commands
         # (host and device preprocess, host compile) get it too, as a -D after
         # nvcc's own (gcc keeps the last; "\," keeps nvcc from splitting it).
-        args.append("-Xcompiler=-D__CUDA_ARCH_LIST__=" + layout["pinned_arch_list"].replace(",", "\\,"))
+        args.append("-Xcompiler=-D__CUDA_ARCH_LIST__=" + pinned.replace(",", "\\,"))
     args += list(inputs) + FLAGS.reference_extra + ["--keep", "--keep-dir", keep]
     plan = nvcc_plan_lib.plan_from_text(nvcc_plan_lib.run_dryrun(nvcc, args, cwd=execroot))
     # The same convention as the staged scripts (and Bazel's C++ actions):
@@ -164,11 +167,10 @@ def _first_difference(ours, theirs):
 
 
 def compare(root, layout_path):
-    with open(layout_path) as f:
-        layout = json.load(f)
-    with open(_runfile(root, layout["nvcc_args_file"])) as f:
+    layout = layout_lib.load(layout_path, "compile")
+    with open(_runfile(root, layout.nvcc_args_file)) as f:
         nvcc_args = json.load(f)
-    with open(_runfile(root, layout["module_id"])) as f:
+    with open(_runfile(root, layout.module_id_file)) as f:
         our_id = f.read().strip()
 
     execroot, keep, plan = _reference_run(root, layout, nvcc_args)
@@ -179,10 +181,10 @@ def compare(root, layout_path):
 
     pairs = []  # (what, staged file, reference file)
     for cicc in plan.by_kind("cicc"):
-        pairs.append(("ptx " + cicc.arch, layout["files"]["ptx/" + cicc.arch], nvcc_plan_lib.value_after(cicc.argv, "-o")))
+        pairs.append(("ptx " + cicc.arch, layout.files["ptx/" + cicc.arch], nvcc_plan_lib.value_after(cicc.argv, "-o")))
     for ptxas in plan.by_kind("ptxas"):
         key = "%s/%s" % (ptxas.virtual_arch, ptxas.arch)
-        pairs.append(("cubin " + key, layout["files"]["cubin/" + key], ptxas.outputs[0]))
+        pairs.append(("cubin " + key, layout.files["cubin/" + key], ptxas.outputs[0]))
     ptxas_by_output = {p.outputs[0]: p for p in plan.by_kind("ptxas")}
     results = []
     for what, staged, reference in pairs:
@@ -208,7 +210,7 @@ def compare(root, layout_path):
             rerun = _ptxas_without_sources(
                 execroot,
                 ptxas_by_output[reference].argv,
-                os.path.basename(layout["files"]["ptx/" + key.split("/")[0]]),
+                os.path.basename(layout.files["ptx/" + key.split("/")[0]]),
                 os.path.basename(staged),
             )
             if outdir_env():
@@ -232,7 +234,7 @@ def compare(root, layout_path):
                     with open(os.path.join(outdir, "%s.%s" % (name, suffix)), "wb") as f:
                         f.write(data)
         results.append((what, same, first, len(ours), len(theirs), note))
-    return layout, results
+    return "%s (%s)" % (layout.src, nvcc_args_summary(layout)), results
 
 
 def compare_device_link(root, layout_path):
@@ -243,21 +245,20 @@ def compare_device_link(root, layout_path):
     tests check against nvcc's); the device link reads each source's code
     for one arch. Both must link the same cubin.
     """
-    with open(layout_path) as f:
-        layout = json.load(f)
-    with open(_runfile(root, layout["nvcc_args_file"])) as f:
+    layout = layout_lib.load(layout_path, "link")
+    with open(_runfile(root, layout.nvcc_args_file)) as f:
         nvcc_args = json.load(f)
     execroot, _, plan = _reference_run(
         root,
         layout,
-        [a for a in nvcc_args if a not in layout["placeholders"]],
-        inputs=[_runfile(root, o) for o in layout["objects"]],
+        [a for a in nvcc_args if a != stages.DEVICE_LINK_PLACEHOLDER],
+        inputs=[_runfile(root, o) for o in layout.objects],
     )
     pairs = []
     for nvlink in plan.by_kind("nvlink"):
-        pairs.append(("linked cubin " + nvlink.arch, layout["files"]["cubin/" + nvlink.arch], nvlink.outputs[0]))
+        pairs.append(("linked cubin " + nvlink.arch, layout.files["cubin/" + nvlink.arch], nvlink.outputs[0]))
         reg = nvcc_plan_lib.value_after(nvlink.argv, "--register-link-binaries")
-    pairs.append(("registration list", layout["files"]["reg_c/" + layout["archs"][-1]], reg))
+    pairs.append(("registration list", layout.files["reg_c/" + layout.archs[-1]], reg))
     results = []
     for what, staged, reference in pairs:
         with open(_runfile(root, staged), "rb") as f:
@@ -266,8 +267,9 @@ def compare_device_link(root, layout_path):
             theirs = f.read()
         same = ours == theirs
         results.append((what, same, None if same else _first_difference(ours, theirs), len(ours), len(theirs), ""))
-    layout["src"] = "device link of %d objects" % len(layout["objects"])
-    return layout, results
+    title = "device link of %d objects (archs=%s, %s)" % (
+        len(layout.objects), ",".join(layout.archs), "lto" if layout.lto else "no lto")
+    return title, results
 
 
 def main(argv):
@@ -275,20 +277,20 @@ def main(argv):
     root = _runfiles_root()
     if FLAGS.device_link:
         pattern = os.path.join(root, "_main", FLAGS.package, "_cuda", FLAGS.device_link, "dlink", "plan", "layout.json")
-        return _report(root, sorted(glob.glob(pattern)), pattern, compare_device_link, lambda layout: ["archs=" + ",".join(layout["archs"]), "lto" if layout["lto"] else "no lto"])
+        return _report(root, sorted(glob.glob(pattern)), pattern, compare_device_link)
     pattern = os.path.join(root, "_main", FLAGS.package, "_cuda", FLAGS.target, "**", "plan", "layout.json")
     layouts = sorted(glob.glob(pattern, recursive=True))
-    return _report(root, layouts, pattern, compare, nvcc_args_summary)
+    return _report(root, layouts, pattern, compare)
 
 
-def _report(root, layouts, pattern, compare, summary):
+def _report(root, layouts, pattern, compare):
     if not layouts:
         print("no staged layout found at " + pattern, file=sys.stderr)
         return 1
     all_same = True
     for layout_path in layouts:
-        layout, results = compare(root, layout_path)
-        print("%s (%s):" % (layout["src"], " ".join(summary(layout))))
+        title, results = compare(root, layout_path)
+        print("%s:" % title)
         for what, same, first, n_ours, n_theirs, note in results:
             all_same &= same
             detail = "identical (%d bytes)%s" % (n_ours, note) if same else "DIFFERENT at byte %s (%d vs %d bytes)" % (first, n_ours, n_theirs)
@@ -307,7 +309,7 @@ def _report(root, layouts, pattern, compare, summary):
 
 
 def nvcc_args_summary(layout):
-    return ["archs=" + ",".join(layout["real_archs"] + ["ptx:" + a for a in layout["virtual_archs"]])]
+    return "archs=" + ",".join(layout.real_keys + ["ptx:" + a for a in layout.virtual_archs])
 
 
 if __name__ == "__main__":

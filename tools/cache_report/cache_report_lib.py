@@ -2,9 +2,11 @@
 
 Input: the file written by `--execution_log_binary_file` (varint-delimited
 SpawnExec protobuf messages, parsed with the generated code of execlog.proto)
-or by `--execution_log_json_file` (a stream of JSON SpawnExec objects). Each spawn is attributed to a stage (its mnemonic) and an
-arch, read from its output paths: cuda_library writes per-arch outputs under
-.../compute_XX/ (device preprocess, cicc) and .../compute_XX/sm_YY/ (ptxas).
+or by `--execution_log_json_file` (a stream of JSON SpawnExec objects). Each
+spawn is attributed to a stage (its mnemonic) and an arch, read from its
+output paths with the stage table's path patterns (tools/nvcc_plan/stages.py):
+per-arch outputs live under .../compute_XX/ (device preprocess, cicc),
+.../compute_XX/sm_YY/ (ptxas) and .../dlink/sm_YY/ (device link).
 """
 
 import collections
@@ -14,27 +16,14 @@ import io
 import json
 import re
 
-_REAL = re.compile(r"/(compute_[0-9]+[af]?)/(sm_[0-9]+[af]?)/")
-_VIRTUAL = re.compile(r"/(compute_[0-9]+[af]?)/")
-_LINKED = re.compile(r"/dlink/(sm_[0-9]+[af]?)/")  # cuda_device_link's per-arch outputs
+from tools.nvcc_plan import stages
+
 _SECONDS = re.compile(r"^([0-9.]+)s$")
 
-# Stages in pipeline order; other mnemonics are listed after them.
-STAGE_ORDER = [
-    "CudaPlan",
-    "CudaHostPreprocess",
-    "CudaFrontend",
-    "CudaDevicePreprocess",
-    "CudaCicc",
-    "CudaPtxas",
-    "CudaFatbinary",
-    "CudaHostCompile",
-    "CudaCompile",
-    "CudaDeviceLink",
-    "CudaLinkStub",
-]
+# Stages in pipeline order (the stage table's); other mnemonics are listed after them.
+STAGE_ORDER = stages.pipeline_mnemonics()
 # The stages that produce device code (what "device-stage CPU" counts).
-DEVICE_STAGES = {"CudaDevicePreprocess", "CudaCicc", "CudaPtxas", "CudaDeviceLink"}
+DEVICE_STAGES = set(stages.device_mnemonics())
 
 
 class LogError(ValueError):
@@ -55,15 +44,15 @@ class Spawn:
 
     @property
     def arch(self):
+        """The arch of a per-arch stage's action (its real arch if it has one), or "-", from the stage table."""
+        found = "-"
         for path in self.outputs:
-            m = _REAL.search(path)
-            if m:
-                return m.group(2)
-        for path in self.outputs:
-            m = _VIRTUAL.search(path) or _LINKED.search(path)
-            if m:
-                return m.group(1)
-        return "-"
+            arch = stages.arch_of_output(self.mnemonic, path)
+            if arch.startswith("sm_"):
+                return arch
+            if found == "-":
+                found = arch
+        return found
 
 
 def _seconds(value):

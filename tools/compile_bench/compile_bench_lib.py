@@ -6,6 +6,8 @@ machine without Bazel, and the unit test under Bazel.
 
 import statistics
 
+from tools.nvcc_plan import stages
+
 
 class StatError(ValueError):
     """/proc/<pid>/stat could not be read or parsed."""
@@ -134,6 +136,7 @@ def target_name(label):
 
 def compile_fraction(rows):
     """Fraction of CudaCicc + CudaPtxas time that came from the cache (rows of cache_report_lib.summarize)."""
-    saved = sum(r.saved_s for r in rows if r.stage in ("CudaCicc", "CudaPtxas"))
-    run = sum(r.executed_s for r in rows if r.stage in ("CudaCicc", "CudaPtxas"))
+    compilers = (stages.mnemonic("cicc"), stages.mnemonic("ptxas"))
+    saved = sum(r.saved_s for r in rows if r.stage in compilers)
+    run = sum(r.executed_s for r in rows if r.stage in compilers)
     return saved / (saved + run) if saved + run else None

@@ -14,6 +14,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 sys.path.insert(0, REPO)
 
 from tools.compile_bench import compile_bench_lib as lib  # noqa: E402
+from tools.nvcc_plan import stages  # noqa: E402
 
 NAMES = {
     "bazel_staged": "Bazel, staged",
@@ -22,8 +23,7 @@ NAMES = {
     "nvcc_t0": "nvcc -t 0 per file",
     "runner": "staged runner (nvcc_plan --run)",
 }
-STAGES = ["CudaPlan", "CudaHostPreprocess", "CudaFrontend", "CudaDevicePreprocess", "CudaCicc", "CudaPtxas",
-          "CudaFatbinary", "CudaHostCompile", "CudaCompile"]
+STAGES = stages.pipeline_mnemonics()
 
 
 def load(path):
@@ -147,7 +147,7 @@ def pin_cost_table(groups, archs, dev_archs):
 
     def device_s(run):
         return sum(v["executed_s"] for m, v in run.get("stages", {}).items()
-                   if m in ("CudaDevicePreprocess", "CudaCicc", "CudaPtxas"))
+                   if m in stages.device_mnemonics())
 
     for r in pinned + own:
         r["device_s"] = round(device_s(r), 3)

@@ -1,10 +1,14 @@
-"""module_id.py against ids that module_id.bzl gave in real builds (Bazel 7.7.1).
+"""Module ids (module_id.py): the ids of real builds, their shape, determinism and uniqueness.
 
-Each expected id was read from `bazel-bin/.../<source>.module_id` of the
-target and source named next to it; run_plan_test checks one more against its
-fixture's file at test time.
+The module id is computed in one place: CudaPlan writes it with module_id.py
+(the runner uses the same function). Each expected id below was read from
+`bazel-bin/.../<source>.module_id` of the target and source named next to it
+when the rules still computed it in Starlark (Bazel 7.7.1): ids are part of
+every device stage's cache key and of the device code, so they must never
+change. run_plan_test checks one more against its fixture's file at test time.
 """
 
+import re
 import unittest
 
 from tools.nvcc_plan import module_id as lib
@@ -44,6 +48,39 @@ class ModuleIdTest(unittest.TestCase):
         for label, path, expected in _FROM_BAZEL:
             with self.subTest(label=label):
                 self.assertEqual(lib.module_id(lib.canonical_label(label), lib.short_path(path)), expected)
+
+    def _check_shape(self, the_id, basename, mangled):
+        """`the_id` is _<8 hex>_<len(basename)>_<mangled>_<8 hex> (nvcc's own shape and length)."""
+        self.assertRegex(the_id, r"^_[0-9a-f]{8}_%d_%s_[0-9a-f]{8}$" % (len(basename.encode()), re.escape(mangled)))
+
+    def test_shape(self):
+        the_id = lib.module_id("@@//pkg:vector_add", "pkg/vector_add.cu")
+        self.assertEqual(len(the_id), 35)
+        self._check_shape(the_id, "vector_add.cu", "vector_add_cu")
+        # Characters other than letters and digits become '_'; the directory is not part of the middle.
+        self._check_shape(lib.module_id("@@//a/b:t", "a/b/my-kernel.v2.cu"), "my-kernel.v2.cu", "my_kernel_v2_cu")
+        self._check_shape(lib.module_id("@@//pkg:t", "../other+/k.cu"), "k.cu", "k_cu")
+
+    def test_deterministic(self):
+        self.assertEqual(
+            lib.module_id("@@//pkg:vector_add", "pkg/vector_add.cu"), lib.module_id("@@//pkg:vector_add", "pkg/vector_add.cu")
+        )
+
+    def test_unique_per_target_and_source(self):
+        base = lib.module_id("@@//pkg:vector_add", "pkg/vector_add.cu")
+        others = {
+            "another target": lib.module_id("@@//pkg:vector_add_2", "pkg/vector_add.cu"),
+            "another package": lib.module_id("@@//other:vector_add", "pkg/vector_add.cu"),
+            "another path": lib.module_id("@@//pkg:vector_add", "pkg/sub/vector_add.cu"),
+            "another file": lib.module_id("@@//pkg:vector_add", "pkg/vector_sub.cu"),
+        }
+        for what, other in others.items():
+            self.assertNotEqual(other, base, what)
+        # The first part depends on the label only, the last on the path only.
+        self.assertEqual(base[:9], others["another path"][:9])
+        self.assertNotEqual(base[:9], others["another target"][:9])
+        self.assertEqual(base[-9:], others["another target"][-9:])
+        self.assertNotEqual(base[-9:], others["another path"][-9:])
 
     def test_java_string_hash(self):
         # Values of Java's "...".hashCode(), as unsigned 32-bit.

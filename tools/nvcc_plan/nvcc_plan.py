@@ -50,8 +50,6 @@ flags.DEFINE_string(
     None,
     "nvcc to ask (default: under bazel run, the selected toolkit's, see --@rules_cuda_stages//cuda_rules:toolkit; "
     "otherwise nvcc on PATH, $CUDA_PATH/bin/nvcc, $CUDA_HOME/bin/nvcc, /usr/local/cuda/bin/nvcc).",
-    # run_plan imports plan_stages (the CudaPlan tool), which defines its own --nvcc.
-    allow_override=True,
 )
 flags.DEFINE_bool("run", False, "Compile: run the plan's stages as a parallel graph instead of printing it.")
 flags.DEFINE_integer("jobs", None, "With --run: most stages running at once (default: the CPU count).", short_name="j")

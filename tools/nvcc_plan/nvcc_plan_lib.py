@@ -13,20 +13,13 @@ import re
 import shlex
 import subprocess
 
-# Stage kinds, in pipeline order, with the Bazel mnemonic of each.
-MNEMONICS = {
-    "host_preprocess": "CudaHostPreprocess",
-    "frontend": "CudaFrontend",
-    "device_preprocess": "CudaDevicePreprocess",
-    "cicc": "CudaCicc",
-    "ptxas": "CudaPtxas",
-    "fatbinary": "CudaFatbinary",
-    "host_compile": "CudaHostCompile",
-    "nvlink": "CudaDeviceLink",
-    "link_stub": "CudaLinkStub",
-    "cleanup": None,
-    "unknown": None,
-}
+from tools.nvcc_plan import stages
+
+# The Bazel mnemonic of each stage kind (the stage table's), None for what
+# is not a stage (nvcc's temporary file cleanup, commands these tools do not know).
+MNEMONICS = dict(
+    [(s.kind, s.mnemonic) for s in stages.LINK_STAGES + stages.COMPILE_STAGES] + [("cleanup", None), ("unknown", None)]
+)
 
 _ENV_LINE = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
 _VAR = re.compile(r"\$\(?([A-Za-z_][A-Za-z0-9_]*)\)?")

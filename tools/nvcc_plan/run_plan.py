@@ -2,9 +2,9 @@
 
 `nvcc_plan --run -j N -- <nvcc args>` (tools/nvcc_plan/nvcc_plan.py) calls
 `run()`: it asks nvcc for its plan (`nvcc --dryrun`), lays the stages' files
-out the way cuda_library's `_staged_compile` declares them, writes each
-stage's script with the CudaPlan action's own code (plan_stages.build_scripts)
-and runs the scripts as a dataflow graph, at most N at a time. The scripts are
+out by the stage table (stages.py), as cuda_library declares them, writes
+each stage's script with the CudaPlan action's own code (compile_scripts.py)
+and runs the scripts as the table's graph, at most N at a time. The scripts are
 those the staged rules run, so the outputs are the rules' outputs: the same
 module id scheme (module_id.py), the same renamed files, the same commands.
 
@@ -24,9 +24,11 @@ import sys
 import tempfile
 import time
 
+from tools.nvcc_plan import compile_scripts
+from tools.nvcc_plan import layout as layout_lib
 from tools.nvcc_plan import module_id as module_id_lib
 from tools.nvcc_plan import nvcc_plan_lib
-from tools.nvcc_plan import plan_stages
+from tools.nvcc_plan import stages
 
 _PLAIN = "use plain nvcc for this call"
 
@@ -201,89 +203,48 @@ def check_plan(plan):
         )
 
 
-def _layout(plan, work_dir, label, module_id_file, toolkit_root):
-    """The layout cuda_library writes for plan_stages, with files under `work_dir`.
+def _archs_of(plan):
+    """The compile's virtual archs and what is built from each, as nvcc's plan has them."""
+    fatbinary = plan.by_kind("fatbinary")[0]
+    out = []
+    for cicc in plan.by_kind("cicc"):
+        reals = tuple(p.arch for p in plan.by_kind("ptxas") if p.virtual_arch == cicc.arch)
+        embedded = nvcc_plan_lib.value_after(cicc.argv, "-o") in fatbinary.inputs
+        lto = "-lto" in cicc.argv  # -rdc=true, code=lto_NN: NVVM IR instead of PTX
+        out.append(stages.Arch(cicc.arch, reals, ptx=embedded and not lto, lto=lto))
+    return out
 
-    The file names are those _staged_compile declares (cuda_library.bzl), so
+
+def _compile_layout(plan, work_dir, label, id_label, src_short_path, toolkit_root, nvcc_args, arch_list):
+    """The layout cuda_library writes for this source, with files under `work_dir`.
+
+    The names are the stage table's (stages.py), as the rules declare them, so
     with --keep_dir set to a target's `_cuda/<target>/<source>` directory the
-    scripts are the rules' scripts byte for byte.
+    scripts are the rules' scripts byte for byte. The object is nvcc's own
+    output (-o, or its default), written in place.
     """
     host_pp = plan.by_kind("host_preprocess")[0]
-    frontend = plan.by_kind("frontend")[0]
     host_compile = plan.by_kind("host_compile")[0]
-    fatbinary = plan.by_kind("fatbinary")[0]
     if not host_pp.inputs or not host_compile.outputs:
         raise RunError("nvcc_plan --run: cannot find the source or the object in nvcc's plan; " + _PLAIN)
     src = host_pp.inputs[0]
     stem = os.path.basename(src).rpartition(".")[0] or os.path.basename(src)
-
-    def out(path):
-        return os.path.join(work_dir, path)
-
-    files = {
-        "cpp4": out(stem + ".cpp4.ii"),
-        "cudafe1_cpp": out(stem + ".cudafe1.cpp"),
-        "stub_name": stem + ".cudafe1.stub.c",
-        "fatbin_c_name": stem + ".fatbin.c",
-        "fatbin_c": out(stem + ".fatbin.c"),
-        "fatbin": out(stem + ".fatbin"),
-        # nvcc's own output (-o, or its default): written in place.
-        "obj": host_compile.outputs[0],
-    }
-    scripts = {}
-    deps = {}
-    plan_scripts = out("plan")
-
-    def script(key, after):
-        scripts[key] = os.path.join(plan_scripts, key.replace("/", ".") + ".sh")
-        deps[key] = after
-
-    script("host_preprocess", ["plan"])
-    script("frontend", ["host_preprocess"])
-    nvcc_stub = os.path.basename(nvcc_plan_lib.value_after(frontend.argv, "--stub_file_name") or "")
-    virtuals, reals, fatbin_deps = [], [], []
-    stub_arch = None
-    for cicc in plan.by_kind("cicc"):
-        a = cicc.arch
-        virtuals.append(a)
-        files["cpp1/" + a] = out("%s/%s.cpp1.ii" % (a, stem))
-        # cicc's output: PTX, or NVVM IR for an LTO arch (-rdc=true, code=lto_NN).
-        files["ptx/" + a] = out("%s/%s.%s" % (a, stem, "ltoir" if "-lto" in cicc.argv else "ptx"))
-        files["cicc_c/" + a] = out("%s/%s.cudafe1.c" % (a, stem))
-        files["cicc_stub/" + a] = out("%s/%s.cudafe1.stub.c" % (a, stem))
-        files["cicc_gpu/" + a] = out("%s/%s.cudafe1.gpu" % (a, stem))
-        script("device_preprocess/" + a, ["plan"])
-        script("cicc/" + a, ["device_preprocess/" + a])
-        if nvcc_plan_lib.value_after(cicc.argv, "-o") in fatbinary.inputs:
-            fatbin_deps.append("cicc/" + a)  # its PTX is embedded
-        if os.path.basename(nvcc_plan_lib.value_after(cicc.argv, "--stub_file_name") or "") == nvcc_stub:
-            stub_arch = a
-    for ptxas in plan.by_kind("ptxas"):
-        key = "%s/%s" % (ptxas.virtual_arch, ptxas.arch)
-        reals.append(key)
-        files["cubin/" + key] = out("%s/%s/%s.cubin" % (ptxas.virtual_arch, ptxas.arch, stem))
-        script("ptxas/" + key, ["cicc/" + ptxas.virtual_arch])
-        fatbin_deps.append("ptxas/" + key)
-    if stub_arch is None:
-        raise RunError("nvcc_plan --run: no cicc of nvcc's plan writes the stub the host compile includes (%s)" % nvcc_stub)
-    script("fatbinary", fatbin_deps)
-    script("host_compile", ["frontend", "cicc/" + stub_arch, "fatbinary"])
-    layout = {
-        "label": label,
-        "src": _src_path_name(src),
-        "toolkit_root": toolkit_root,
-        "module_id": module_id_file,
-        "user_options": [],
-        "virtual_archs": virtuals,
-        "real_archs": reals,
-        "host_compile_stub_arch": stub_arch,
-        "pinned_arch_list": "",
-        "iquote": [os.path.dirname(files["cicc_stub/" + stub_arch]), os.path.dirname(files["fatbin_c"])],
-        "files": files,
-        "scripts": scripts,
-        "nvcc_args_file": os.path.join(plan_scripts, "nvcc_args.json"),
-    }
-    return layout, deps
+    layout = layout_lib.compile_layout_for(
+        label=label,
+        display_label=label,
+        module_id_label=id_label,
+        src=_src_path_name(src),
+        src_short_path=src_short_path,
+        stem=stem,
+        directory=work_dir,
+        toolkit_root=toolkit_root,
+        archs=_archs_of(plan),
+        rdc=False,
+        pinned_arch_list=arch_list or "",
+        user_options=nvcc_args,
+    )
+    layout.files["obj"] = host_compile.outputs[0]
+    return layout
 
 
 def _toolkit_root(nvcc, plan, cwd):
@@ -313,51 +274,47 @@ def prepare(nvcc, nvcc_args, *, cwd, work_dir, module_id_label=None, arch_list=N
     except nvcc_plan_lib.PlanError as e:
         raise RunError("nvcc_plan --run: %s; %s" % (e, _PLAIN))
     check_plan(plan)
-    src = plan.by_kind("host_preprocess")[0].inputs[0]
-    path = _workspace_path(src, cwd)
+    path = _workspace_path(plan.by_kind("host_preprocess")[0].inputs[0], cwd)
     if module_id_label:
         try:
             label = module_id_lib.canonical_label(module_id_label)
         except ValueError as e:
             raise RunError("nvcc_plan --run: --module_id_label: %s" % e)
-        the_id = module_id_lib.module_id(label, module_id_lib.short_path(path))
+        id_label, id_path, display = label, module_id_lib.short_path(path), label
     else:
         # No target: the id depends on the source's path only (the label part hashes "").
-        label = "nvcc_plan --run"
-        the_id = module_id_lib.module_id("", path)
-    stem = os.path.basename(src).rpartition(".")[0] or os.path.basename(src)
-    module_id_file = os.path.join(work_dir, stem + ".module_id")
-    layout, deps = _layout(plan, work_dir, label, module_id_file, _toolkit_root(nvcc, plan, cwd))
-    layout["user_options"] = list(nvcc_args)
-    layout["pinned_arch_list"] = arch_list or ""
+        id_label, id_path, display = "", path, "nvcc_plan --run"
+    layout = _compile_layout(plan, work_dir, display, id_label, id_path, _toolkit_root(nvcc, plan, cwd), nvcc_args,
+                             arch_list)
     try:
-        scripts = plan_stages.build_scripts(plan, layout, nvcc_args)
-    except plan_stages.LayoutError as e:
+        scripts = compile_scripts.build(plan, layout)
+    except compile_scripts.PlanMismatch as e:
         raise RunError("nvcc_plan --run: %s; %s" % (e, _PLAIN))
 
     def at(path):
         return path if os.path.isabs(path) else os.path.join(cwd, path)
 
-    for path in [module_id_file] + list(layout["files"].values()) + list(scripts):
-        if os.path.dirname(path) and path != layout["files"]["obj"]:
+    for path in list(layout.files.values()) + list(scripts):
+        if os.path.dirname(path) and path != layout.files["obj"]:
             os.makedirs(os.path.dirname(at(path)), exist_ok=True)
-    with open(at(module_id_file), "w") as f:
-        f.write(the_id)
+    with open(at(layout.module_id_file), "w") as f:
+        f.write(compile_scripts.module_id_of(layout))
     for path, content in scripts.items():
         with open(at(path), "w") as f:
             f.write(content)
-    with open(at(os.path.join(os.path.dirname(layout["nvcc_args_file"]), "layout.json")), "w") as f:
-        json.dump(layout, f, indent=1, sort_keys=True)
+    with open(at(os.path.join(os.path.dirname(layout.nvcc_args_file), "layout.json")), "w") as f:
+        json.dump(layout.to_json(), f, indent=1, sort_keys=True)
         f.write("\n")
-    with open(at(layout["nvcc_args_file"]), "w") as f:
+    with open(at(layout.nvcc_args_file), "w") as f:
         json.dump(list(nvcc_args), f, indent=1)
         f.write("\n")
 
-    tasks = {"plan": Task("plan", "CudaPlan", "", "", [])}
-    for key, script in layout["scripts"].items():
+    tasks = {"plan": Task("plan", stages.PLAN_MNEMONIC, "", "", [])}
+    for key, deps in stages.compile_dependencies(layout.archs).items():
         parts = key.split("/")
         arch = parts[-1] if len(parts) > 1 else ""
-        tasks[key] = Task(key, nvcc_plan_lib.MNEMONICS[parts[0]], arch, script, deps[key])
+        # Stages that read no other stage's output start after the plan.
+        tasks[key] = Task(key, stages.mnemonic(parts[0]), arch, layout.scripts[key], deps or ["plan"])
     return tasks, layout
 
 
@@ -625,7 +582,7 @@ def run(nvcc_args, *, nvcc, jobs=None, cwd=None, keep_dir=None, module_id_label=
         plan.start, plan.end, plan.cpu, plan.returncode = 0.0, time.monotonic() - t0, _children_cpu() - cpu0, 0
         scratch = tempfile.mkdtemp(prefix="nvcc_plan.ptxas.")
         try:
-            ptxas_cwd = ptxas_dir([work_dir, layout["toolkit_root"] + "/bin/ptxas"], cwd, scratch)
+            ptxas_cwd = ptxas_dir([work_dir, layout.toolkit_root + "/bin/ptxas"], cwd, scratch)
             execute(tasks, jobs=jobs, cwd=cwd, t0=t0, stdout=stdout, stderr=stderr, ptxas_cwd=ptxas_cwd)
         finally:
             shutil.rmtree(scratch, ignore_errors=True)

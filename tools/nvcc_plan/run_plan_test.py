@@ -29,6 +29,7 @@ import unittest
 from runfiles import runfiles
 
 from tools.fatbin import fatbin_lib
+from tools.nvcc_plan import layout as layout_lib
 from tools.nvcc_plan import nvcc_plan_lib
 from tools.nvcc_plan import run_plan
 
@@ -97,11 +98,10 @@ class RunnerTest(unittest.TestCase):
     def setUpClass(cls):
         cls.root = _runfiles_root()
         cls.fixture = os.path.join(cls.root, "_main", _FIXTURE)
-        with open(os.path.join(cls.fixture, "plan", "layout.json")) as f:
-            cls.layout = json.load(f)
+        cls.layout = layout_lib.load(os.path.join(cls.fixture, "plan", "layout.json"))
         with open(os.path.join(cls.fixture, "plan", "nvcc_args.json")) as f:
             cls.nvcc_args = json.load(f)
-        cls.toolkit_repo = os.path.basename(cls.layout["toolkit_root"])
+        cls.toolkit_repo = os.path.basename(cls.layout.toolkit_root)
         cls.nvcc = os.path.join(cls.root, cls.toolkit_repo, "bin", "nvcc")
         # The C++ toolchain's compiler, which this toolkit accepts (the host's may be too new).
         cls.ccbin = ["-ccbin", cls.nvcc_args[cls.nvcc_args.index("-ccbin") + 1]]
@@ -255,8 +255,8 @@ class RunnerTest(unittest.TestCase):
 
     def test_c_outputs_equal_the_staged_rules(self):
         execroot = self._scratch_execroot()
-        keep = os.path.dirname(self.layout["module_id"])  # bazel-out/<cfg>/bin/<package>/_cuda/<target>/<source>
-        label = self.layout["label"]
+        keep = os.path.dirname(self.layout.module_id_file)  # bazel-out/<cfg>/bin/<package>/_cuda/<target>/<source>
+        label = self.layout.label
         self.assertTrue(label.startswith("@@//"), label)
         _, err = self._run_ok(
             self.nvcc_args,
@@ -265,10 +265,10 @@ class RunnerTest(unittest.TestCase):
             keep_dir=keep,
             module_id_label=label[2:],
             # The fixture's archs are a subset of the shipped set: its stages have the shipped set's list.
-            arch_list=self.layout["pinned_arch_list"],
+            arch_list=self.layout.pinned_arch_list,
         )
         self.assertEqual(err, "")
-        self.assertEqual(self.layout["pinned_arch_list"], "750,800,860,900")
+        self.assertEqual(self.layout.pinned_arch_list, "750,800,860,900")
 
         def staged(path):  # bazel-out/<cfg>/bin/<short path> -> the runfile
             return _read(os.path.join(self.root, "_main", path.split("/", 3)[3]))
@@ -280,11 +280,11 @@ class RunnerTest(unittest.TestCase):
                 self.assertEqual(_read(os.path.join(execroot, path)), staged(path))
             compared.append(path)
 
-        check(self.layout["module_id"])
-        check(self.layout["nvcc_args_file"])
-        for script in self.layout["scripts"].values():
+        check(self.layout.module_id_file)
+        check(self.layout.nvcc_args_file)
+        for script in self.layout.scripts.values():
             check(script)
-        files = self.layout["files"]
+        files = self.layout.files
         for key in sorted(files):
             if key.startswith(("ptx/", "cubin/")) or key in ("fatbin", "obj"):
                 check(files[key])

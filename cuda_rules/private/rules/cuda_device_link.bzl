@@ -7,8 +7,11 @@ load("//cuda_rules/private:actions/device_link.bzl", "device_link_action", "link
 load("//cuda_rules/private:actions/fatbinary.bzl", "fatbinary_action")
 load("//cuda_rules/private:actions/plan.bzl", "plan_action")
 load("//cuda_rules/private:archs.bzl", "arch_sort_key")
+load("//cuda_rules/private:compile/nvcc_args.bzl", "canonical")
 load("//cuda_rules/private:labels.bzl", "display_label")
+load("//cuda_rules/private:layout.bzl", "declare_link_files", "paths")
 load("//cuda_rules/private:providers.bzl", "CudaInfo")
+load("//cuda_rules/private:stages.bzl", "DEVICE_LINK_PLACEHOLDER")
 load("//cuda_rules/private:toolchain.bzl", "CUDA_TOOLCHAINS", "find_cuda_toolchain")
 
 visibility(["//cuda_rules/...", "//tests/..."])
@@ -40,8 +43,6 @@ device_link_inputs_aspect = aspect(
     attr_aspects = ["deps"],
     doc = "Collects the relocatable device code below a target, through cc_library and cuda_library deps.",
 )
-
-_PLACEHOLDER = "__rules_cuda_stages_device_code.o"
 
 def _virtual_of(arch):
     return "compute_" + arch[len("sm_"):]
@@ -80,43 +81,22 @@ def _cuda_device_link_impl(ctx):
     if cuda.nvlink == None:
         fail("{}: the CUDA toolkit has no bin/nvlink, which device linking needs. Fix: use a complete toolkit.".format(ctx.label))
 
-    base = "_cuda/{}/dlink/".format(ctx.label.name)
-
-    def out(name):
-        return ctx.actions.declare_file(base + name)
-
-    files = {}
-    scripts = {}
-    cubins = {}
-    reg_cs = {}
-    for a in archs:
-        cubins[a] = out("{}/{}.cubin".format(a, ctx.label.name))
-        reg_cs[a] = out("{}/{}.reg.c".format(a, ctx.label.name))
-        files["cubin/" + a] = cubins[a].path
-        files["reg_c/" + a] = reg_cs[a].path
-        scripts["nvlink/" + a] = out("plan/nvlink.{}.sh".format(a))
-    fatbin_c = out(ctx.label.name + ".fatbin.c")
-    fatbin = out(ctx.label.name + ".fatbin")
-    obj = out(ctx.label.name + ".dlink.o")
-    files["fatbin_c"] = fatbin_c.path
-    files["fatbin"] = fatbin.path
-    files["obj"] = obj.path
-    scripts["fatbinary"] = out("plan/fatbinary.sh")
-    scripts["link_stub"] = out("plan/link_stub.sh")
-    nvcc_args_file = out("plan/nvcc_args.json")
-    layout = out("plan/layout.json")
-    ctx.actions.write(layout, json.encode_indent({
+    d = declare_link_files(ctx.actions, base = "_cuda/{}/dlink/".format(ctx.label.name), name = ctx.label.name, link_archs = archs)
+    files = d.files
+    scripts = d.scripts
+    ctx.actions.write(d.layout, json.encode_indent({
         "label": display_label(ctx.label),
-        "toolkit_root": "/proc/self/cwd/" + cuda.toolkit_root,
+        "name": ctx.label.name,
+        "directory": d.directory,
+        "toolkit_root": canonical(cuda.toolkit_root),
         "archs": archs,
         "lto": lto,
-        "placeholders": [_PLACEHOLDER],
         "inputs": {
             a: [
                 {
                     "kind": i.kind,
                     "image": i.image.path,
-                    "script": i.script.path if i.script else None,
+                    "script": i.script.path if i.script else "",
                     "name": "{} ({})".format(i.label, i.src),
                 }
                 for i in by_arch[a]
@@ -126,9 +106,8 @@ def _cuda_device_link_impl(ctx):
         "non_rdc": non_rdc,
         # The host objects nvcc -dlink would read, in link order (for fidelity checks).
         "objects": [o.path for o in objects],
-        "files": files,
-        "scripts": {k: s.path for k, s in scripts.items()},
-        "nvcc_args_file": nvcc_args_file.path,
+        "files": paths(files),
+        "scripts": paths(scripts),
     }))
 
     nvcc_args = ctx.actions.args()
@@ -138,15 +117,16 @@ def _cuda_device_link_impl(ctx):
     nvcc_args.add("-ccbin", cc_toolchain.compiler_executable)
     nvcc_args.add_all(["-gencode=arch={},code={}".format(_virtual_of(a), a) for a in archs])
     nvcc_args.add("-Xcompiler=-fPIC")
-    nvcc_args.add(_PLACEHOLDER)
-    nvcc_args.add("-o", obj)
+    nvcc_args.add(DEVICE_LINK_PLACEHOLDER)
+    nvcc_args.add("-o", files["obj"])
     plan_action(
         ctx.actions,
         cuda = cuda,
         cc_files = cc_toolchain.all_files,
         planner = ctx.attr._planner[DefaultInfo].files_to_run,
-        layout = layout,
-        scripts = scripts.values() + [nvcc_args_file],
+        command = "device_link",
+        layout = d.layout,
+        outputs = scripts.values() + [files["nvcc_args"]],
         nvcc_args = [nvcc_args],
     )
     for a in archs:
@@ -157,27 +137,31 @@ def _cuda_device_link_impl(ctx):
             inputs = by_arch[a],
             cc_files = cc_toolchain.all_files,
             lto = lto,
-            cubin = cubins[a],
-            reg_c = reg_cs[a],
+            cubin = files["cubin/" + a],
+            reg_c = files["reg_c/" + a],
             arch = a,
         )
     fatbinary_action(
         ctx.actions,
         cuda = cuda,
         script = scripts["fatbinary"],
-        images = [cubins[a] for a in archs],
-        fatbin_c = fatbin_c,
-        fatbin = fatbin,
+        images = [files["cubin/" + a] for a in archs],
+        fatbin_c = files["fatbin_c"],
+        fatbin = files["fatbin"],
     )
     link_stub_action(
         ctx.actions,
         cuda = cuda,
         script = scripts["link_stub"],
-        fatbin_c = fatbin_c,
-        reg_c = reg_cs[archs[-1]],
+        fatbin_c = files["fatbin_c"],
+        reg_c = files["reg_c/" + archs[-1]],
         cc_files = cc_toolchain.all_files,
-        obj = obj,
+        obj = files["obj"],
     )
+    obj = files["obj"]
+    fatbin = files["fatbin"]
+    reg_cs = {a: files["reg_c/" + a] for a in archs}
+    cubins = {a: files["cubin/" + a] for a in archs}
 
     feature_configuration = cc_common.configure_features(
         ctx = ctx,
@@ -207,7 +191,7 @@ def _cuda_device_link_impl(ctx):
             fatbin = depset([fatbin]),
             device_link = depset(linked + [reg_cs[a] for a in archs] + [fatbin, obj]),
             cuda_objects = depset(objects),
-            cuda_plan = depset(scripts.values() + [layout, nvcc_args_file]),
+            cuda_plan = depset(scripts.values() + [d.layout, files["nvcc_args"]]),
         ),
     ]
 
@@ -232,7 +216,7 @@ the same modules twice. With no relocatable code below it, it does nothing.""",
             aspects = [device_link_inputs_aspect],
             doc = "The binary's dependencies (cuda_library, cc_library): every rdc source below them is linked.",
         ),
-        "_planner": attr.label(default = "//tools/nvcc_plan:plan_device_link", executable = True, cfg = "exec"),
+        "_planner": attr.label(default = "//tools/nvcc_plan:planner", executable = True, cfg = "exec"),
     },
     exec_groups = {
         "dlink": exec_group(toolchains = CUDA_TOOLCHAINS),

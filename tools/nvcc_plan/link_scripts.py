@@ -1,8 +1,5 @@
-"""Turns nvcc's plan for a device link into one shell script per stage.
+"""The stage scripts of a device link, from nvcc's plan of `nvcc -dlink [-dlto]`.
 
-Run by the CudaPlan action of cuda_device_link (and so of cuda_binary and
-cuda_test). It runs `nvcc --dryrun -dlink [-dlto]` with the link's archs and
-writes:
   - per real arch, the CudaDeviceLink script: nvcc's nvlink command for that
     arch, reading one object per relocatable source made from that arch's code
     alone (each source's plan/device_object.sh wraps it as nvcc's object
@@ -14,28 +11,26 @@ writes:
 When nvlink fails, its messages name the linked sources by target and file,
 with a hint for the two usual causes (a device symbol defined twice; one
 defined in code that is not relocatable).
-
-Usage:
-  plan_device_link --layout LAYOUT.json --nvcc PATH -- NVCC_ARGS...
 """
 
 import shlex
 
-from absl import app
-
 from tools.nvcc_plan import nvcc_plan_lib
-from tools.nvcc_plan import plan_stages
+from tools.nvcc_plan import scripts as scripts_lib
+from tools.nvcc_plan import stages
 
-# Flags: --layout (the link's inputs and every stage's outputs) and --nvcc,
-# as plan_stages defines them.
 
-_DUPLICATE_HINT = (
+class PlanMismatch(Exception):
+    """nvcc's device link plan does not have the stages the layout declares."""
+
+
+DUPLICATE_HINT = (
     "a __device__ function or variable is defined in more than one of the sources above. "
     "Fix: define it in one .cu file and declare it `extern` elsewhere, or make the other definitions static or inline."
 )
 
 
-def _undefined_hint(non_rdc):
+def undefined_hint(non_rdc):
     if non_rdc:
         return (
             "a device symbol is used but no relocatable source defines it. These cuda_library targets in the "
@@ -49,23 +44,19 @@ def _undefined_hint(non_rdc):
     )
 
 
-def build_scripts(plan, layout):
-    """Returns {script path: content} for every stage of a device link plan."""
-    label = layout["label"]
-    files = layout["files"]
-    scripts = layout["scripts"]
-    archs = layout["archs"]
-    inputs = layout["inputs"]
+def build(plan, layout):
+    """Returns {script path: content} for every stage of a device link plan (a LinkLayout)."""
+    label = layout.label
+    files = layout.files
+    archs = layout.archs
 
     def fail(message):
-        raise plan_stages.LayoutError("rules_cuda_stages: %s: %s" % (label, message))
+        raise PlanMismatch("rules_cuda_stages: %s: %s" % (label, message))
 
     other = [s for s in plan.stages if s.kind not in ("nvlink", "fatbinary", "link_stub", "cleanup")]
     if other:
         fail("nvcc's device link plan runs %s, which these rules do not expect" % ", ".join(s.tool for s in other))
-    nvlinks = {}
-    for s in plan.by_kind("nvlink"):
-        nvlinks[s.arch] = s
+    nvlinks = {s.arch: s for s in plan.by_kind("nvlink")}
     if sorted(nvlinks) != sorted(archs):
         fail("nvcc plans device links for %s, the rule declared %s" % (sorted(nvlinks), sorted(archs)))
     fatbinaries = plan.by_kind("fatbinary")
@@ -80,56 +71,36 @@ def build_scripts(plan, layout):
         renames[s.outputs[0]] = files["cubin/" + arch]
     renames[fatbinary.outputs[0]] = files["fatbin_c"]
     renames[stub.outputs[0]] = files["obj"]
-    ordered = sorted((k for k in renames if k), key=len, reverse=True)
-
-    env = plan.env_dict()
-    toolkit_root = layout["toolkit_root"]
+    rename = scripts_lib.Renamer(renames)
+    toolkit = scripts_lib.ToolkitPaths(plan.env_dict(), layout.toolkit_root)
 
     def rewrite(token, extra=None):
-        table = dict(renames, **(extra or {}))
-        for old in sorted(table, key=len, reverse=True):
-            if old in token:
-                token = token.replace(old, table[old])
-        return plan_stages._rewrite_toolkit(token, env, toolkit_root)
+        return toolkit.rewrite(rename(token, extra))
 
-    env_exports = [
-        ("PWD", "/proc/self/cwd"),
-        ("PATH", '"%s/nvvm/bin:%s/bin:$PATH"' % (toolkit_root, toolkit_root)),
-    ]
-    tools = {
-        "nvlink": toolkit_root + "/bin/nvlink",
-        "fatbinary": toolkit_root + "/bin/fatbinary",
-    }
-    placeholders = layout["placeholders"]
+    exports = scripts_lib.env_exports(layout.toolkit_root)
     out = {}
     for arch in archs:
         s = nvlinks[arch]
         argv = [rewrite(a, {reg_c: files["reg_c/" + arch]}) for a in s.argv]
-        argv[0] = tools["nvlink"]
-        # The placeholder objects nvcc was planned with become this arch's
+        argv[0] = toolkit.tool("nvlink")
+        # The placeholder object nvcc was planned with becomes this arch's
         # wrapped objects, made in a temporary directory.
-        first = argv.index(placeholders[0])
-        argv = [a for a in argv if a not in placeholders]
-        wrapped = ['"$tmp/%d.o"' % i for i in range(len(inputs[arch]))]
-        lines = [
-            "#!/bin/sh",
-            "# rules_cuda_stages: CudaDeviceLink %s of %s, from nvcc's plan." % (arch, label),
-        ]
-        for name, value in env_exports:
-            lines.append("%s=%s; export %s" % (name, value, name))
+        first = argv.index(stages.DEVICE_LINK_PLACEHOLDER)
+        argv = [a for a in argv if a != stages.DEVICE_LINK_PLACEHOLDER]
+        inputs = layout.inputs[arch]
+        wrapped = ['"$tmp/%d.o"' % i for i in range(len(inputs))]
+        lines = scripts_lib.preamble("%s %s of %s, from nvcc's plan." % (stages.mnemonic("nvlink", stages.LINK_STAGES), arch, label), exports)
         lines += [
             'tmp="$(mktemp -d)"',
             "trap 'rm -rf \"$tmp\"' EXIT",
         ]
-        names = []
-        for i, entry in enumerate(inputs[arch]):
-            names.append(entry["name"])
-            if entry["kind"] == "object":
-                lines.append('cp %s "$tmp/%d.o"' % (shlex.quote(entry["image"]), i))
+        for i, entry in enumerate(inputs):
+            if entry.kind == "object":
+                lines.append('cp %s "$tmp/%d.o"' % (shlex.quote(entry.image), i))
             else:
                 lines.append(
                     "/bin/sh %s %s %s %s \"$tmp/%d.o\" || exit 1"
-                    % (shlex.quote(entry["script"]), entry["kind"], arch[len("sm_"):], shlex.quote(entry["image"]), i)
+                    % (shlex.quote(entry.script), entry.kind, arch[len("sm_"):], shlex.quote(entry.image), i)
                 )
         command = " ".join(shlex.quote(a) for a in argv[:first]) + " " + " ".join(wrapped) + " " + " ".join(
             shlex.quote(a) for a in argv[first:]
@@ -139,34 +110,27 @@ def build_scripts(plan, layout):
             "rc=$?",
             # nvlink names its inputs by file: name them by target and source.
             'sed -e "%s" "$tmp/err" >&2'
-            % "; ".join('s|$tmp/%d\\.o|%s|g' % (i, _sed_replacement(n)) for i, n in enumerate(names)),
+            % "; ".join('s|$tmp/%d\\.o|%s|g' % (i, scripts_lib.sed_replacement(e.name)) for i, e in enumerate(inputs)),
             "if [ $rc -ne 0 ]; then",
             '  if grep -q "Multiple definition" "$tmp/err"; then echo %s >&2; fi'
-            % shlex.quote("rules_cuda_stages: %s (CudaDeviceLink %s): %s" % (label, arch, _DUPLICATE_HINT)),
+            % shlex.quote("rules_cuda_stages: %s (CudaDeviceLink %s): %s" % (label, arch, DUPLICATE_HINT)),
             '  if grep -q "Undefined reference" "$tmp/err"; then echo %s >&2; fi'
-            % shlex.quote("rules_cuda_stages: %s (CudaDeviceLink %s): %s" % (label, arch, _undefined_hint(layout["non_rdc"]))),
+            % shlex.quote("rules_cuda_stages: %s (CudaDeviceLink %s): %s" % (label, arch, undefined_hint(layout.non_rdc))),
             "fi",
             "exit $rc",
         ]
-        out[scripts["nvlink/" + arch]] = "\n".join(lines) + "\n"
+        out[layout.scripts["nvlink/" + arch]] = "\n".join(lines) + "\n"
 
     fb = [rewrite(a) for a in fatbinary.argv]
-    fb[0] = tools["fatbinary"]
+    fb[0] = toolkit.tool("fatbinary")
     fb.append("--create=" + files["fatbin"])
-    out[scripts["fatbinary"]] = plan_stages._script(label, "the device link", "CudaFatbinary", "", env_exports, fb, False)
+    out[layout.scripts["fatbinary"]] = scripts_lib.stage_script(
+        label, "the device link", stages.mnemonic("fatbinary", stages.LINK_STAGES), "", exports, fb, False
+    )
 
     hc = [rewrite(a) for a in stub.argv]
-    hc[0] = plan_stages._normpath(hc[0])
-    out[scripts["link_stub"]] = plan_stages._script(label, "the device link", "CudaLinkStub", "", env_exports, hc, True)
+    hc[0] = scripts_lib.normpath(hc[0])
+    out[layout.scripts["link_stub"]] = scripts_lib.stage_script(
+        label, "the device link", stages.mnemonic("link_stub", stages.LINK_STAGES), "", exports, hc, True
+    )
     return out
-
-
-def _sed_replacement(text):
-    return text.replace("\\", "\\\\").replace("&", "\\&").replace("|", "\\|").replace('"', '\\"').replace("$", "\\$")
-
-
-def main(argv):
-    return plan_stages.plan_and_write(argv, lambda plan, layout, nvcc_args: build_scripts(plan, layout))
-
-if __name__ == "__main__":
-    app.run(main)

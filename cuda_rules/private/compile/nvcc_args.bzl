@@ -1,0 +1,63 @@
+"""nvcc's command line for a target's .cu files: archs, the target's options, include paths, defines."""
+
+load("//cuda_rules/private:archs.bzl", "gencode_flags")
+
+visibility(["//cuda_rules/..."])
+
+# Every path that reaches a compiler is spelled from the execroot through
+# /proc/self/cwd: device debug info and -lineinfo record absolute file paths
+# (cicc joins relative ones with its working directory, a sandbox or checkout
+# path), and this spelling is the same on every machine, checkout and sandbox.
+CANONICAL_EXECROOT = "/proc/self/cwd"
+
+def canonical(path):
+    """An execroot-relative path spelled through /proc/self/cwd."""
+    if path == ".":
+        return CANONICAL_EXECROOT
+    return CANONICAL_EXECROOT + "/" + path
+
+def join_path(*parts):
+    return "/".join([p for p in parts if p and p != "."])
+
+def nvcc_common_args(ctx, *, cc_toolchain, archs, cctx):
+    """nvcc's options for every .cu file of the target (not the source and output).
+
+    Args:
+      ctx: the rule context (attributes copts, host_copts, ptxasopts, local_defines, rdc).
+      cc_toolchain: the C++ toolchain (its compiler is nvcc's host compiler).
+      archs: a struct from archs.parse_archs.
+      cctx: the CompilationContext the sources compile against.
+
+    Returns:
+      Args.
+    """
+    args = ctx.actions.args()
+    args.add("-ccbin", cc_toolchain.compiler_executable)
+    args.add_all(gencode_flags(archs))
+    if ctx.attr.rdc:
+        args.add("-rdc=true")
+    args.add("-Xcompiler=-fPIC")
+    if "clang" not in cc_toolchain.compiler:
+        # GCC resolves symlinks in the paths of system headers (-isystem) it
+        # records in line markers, which would put the toolkit's install
+        # location into the device code's debug info. (Bazel's C++ toolchain
+        # passes the same flag for the same reason.)
+        args.add("-Xcompiler=-fno-canonical-system-headers")
+    args.add_all(ctx.attr.copts)
+    args.add_all(ctx.attr.host_copts, format_each = "-Xcompiler=%s")
+    args.add_all(ctx.attr.ptxasopts, format_each = "-Xptxas=%s")
+    args.add_all(cctx.includes, before_each = "-I", map_each = canonical)
+    args.add_all(cctx.quote_includes, before_each = "-I", map_each = canonical)
+
+    # Like cc rules: #include "pkg/file.h" from the repository's root (source
+    # and generated files), through every gcc stage of nvcc's plan.
+    root = ctx.label.workspace_root or "."
+    args.add_all(
+        [root, join_path(ctx.bin_dir.path, ctx.label.workspace_root)],
+        map_each = canonical,
+        format_each = "-Xcompiler=-iquote,%s",
+    )
+    args.add_all(cctx.system_includes, before_each = "-isystem", map_each = canonical)
+    args.add_all(cctx.defines, format_each = "-D%s")
+    args.add_all(ctx.attr.local_defines, format_each = "-D%s")
+    return args

@@ -1,0 +1,179 @@
+"""One .cu file compiled in stages: every file of the stage table declared, CudaPlan, then one action per stage."""
+
+load("//cuda_rules/private:actions/cicc.bzl", "cicc_action")
+load("//cuda_rules/private:actions/fatbinary.bzl", "fatbinary_action")
+load("//cuda_rules/private:actions/frontend.bzl", "frontend_action")
+load("//cuda_rules/private:actions/host_compile.bzl", "host_compile_action")
+load("//cuda_rules/private:actions/plan.bzl", "plan_action")
+load("//cuda_rules/private:actions/preprocess.bzl", "device_preprocess_action", "host_preprocess_action")
+load("//cuda_rules/private:actions/ptxas.bzl", "ptxas_action")
+load("//cuda_rules/private:compile/nvcc_args.bzl", "canonical")
+load("//cuda_rules/private:labels.bzl", "display_label")
+load("//cuda_rules/private:layout.bzl", "declare_compile_files", "paths", "stub_arch")
+
+visibility(["//cuda_rules/..."])
+
+def source_base(ctx, src):
+    """The source's output directory under the package.
+
+    Args:
+      ctx: the rule context.
+      src: File, the source.
+
+    Returns:
+      "_cuda/<target>/<source path in the package, without extension>/".
+    """
+    path = src.short_path
+    if path.startswith("../"):  # ../<repo>/<path> for sources of other repositories
+        path = path.split("/", 2)[2]
+    package = ctx.label.package
+    if package and path.startswith(package + "/"):
+        path = path[len(package) + 1:]
+    return "_cuda/{}/{}/".format(ctx.label.name, path.rpartition(".")[0])
+
+def staged_compile(ctx, *, cuda, cc_files, archs, pinned_list, nvcc_args, headers, toolkit_headers, src, planner):
+    """Declares and registers every stage of one .cu file.
+
+    Args:
+      ctx: the rule context.
+      cuda: CudaToolchainInfo.
+      cc_files: depset of the host compiler's files.
+      archs: a struct from archs.parse_archs.
+      pinned_list: the __CUDA_ARCH_LIST__ every stage gets instead of nvcc's, or "".
+      nvcc_args: Args, nvcc's options for the target (nvcc_args.nvcc_common_args).
+      headers: depset of File the source may include (the toolkit's too).
+      toolkit_headers: depset of File, the toolkit's headers (the host compile's include tree).
+      src: File, the .cu source.
+      planner: FilesToRunProvider of //tools/nvcc_plan:planner.
+
+    Returns:
+      struct(obj, device_link_inputs, ltoir, ptx, cubins, fatbin, plan_files).
+    """
+    stem = src.basename.rpartition(".")[0]
+    d = declare_compile_files(ctx.actions, base = source_base(ctx, src), stem = stem, archs = archs, rdc = ctx.attr.rdc)
+    files = d.files
+    scripts = d.scripts
+    ctx.actions.write(d.layout, json.encode_indent({
+        "label": str(ctx.label),
+        "display_label": display_label(ctx.label),
+        "src": canonical(src.path),
+        "src_short_path": src.short_path,
+        "stem": stem,
+        "directory": d.directory,
+        "toolkit_root": canonical(cuda.toolkit_root),
+        "archs": [{"lto": v.lto, "ptx": v.ptx, "reals": v.reals, "virtual": v.virtual} for v in archs.virtuals],
+        "rdc": ctx.attr.rdc,
+        "pinned_arch_list": pinned_list,
+        "user_options": ctx.attr.copts,
+        "files": paths(files),
+        "scripts": paths(scripts),
+    }))
+
+    src_args = ctx.actions.args()
+    src_args.add("-c", canonical(src.path))
+    src_args.add("-o", files["obj"])
+    plan_action(
+        ctx.actions,
+        cuda = cuda,
+        cc_files = cc_files,
+        planner = planner,
+        command = "compile",
+        layout = d.layout,
+        outputs = scripts.values() + [files["module_id"], files["nvcc_args"]],
+        nvcc_args = [nvcc_args, src_args],
+    )
+    host_preprocess_action(
+        ctx.actions,
+        script = scripts["host_preprocess"],
+        src = src,
+        headers = headers,
+        cc_files = cc_files,
+        cpp4 = files["cpp4"],
+    )
+    frontend_action(
+        ctx.actions,
+        cuda = cuda,
+        script = scripts["frontend"],
+        cpp4 = files["cpp4"],
+        module_id = files["module_id"],
+        cudafe1_cpp = files["cudafe1_cpp"],
+    )
+    images = []
+    device_link = []
+    for v in archs.virtuals:
+        a = v.virtual
+        device_preprocess_action(
+            ctx.actions,
+            script = scripts["device_preprocess/" + a],
+            src = src,
+            headers = headers,
+            cc_files = cc_files,
+            cpp1 = files["cpp1/" + a],
+            arch = a,
+        )
+        cicc_action(
+            ctx.actions,
+            cuda = cuda,
+            script = scripts["cicc/" + a],
+            cpp1 = files["cpp1/" + a],
+            module_id = files["module_id"],
+            ptx = files["ptx/" + a],
+            side_outputs = [files["cicc_c/" + a], files["cicc_stub/" + a], files["cicc_gpu/" + a]],
+            arch = a,
+        )
+        for r in v.reals:
+            key = "{}/{}".format(a, r)
+            ptxas_action(
+                ctx.actions,
+                cuda = cuda,
+                script = scripts["ptxas/" + key],
+                ptx = files["ptx/" + a],
+                cubin = files["cubin/" + key],
+                arch = r,
+            )
+            images.append(files["cubin/" + key])
+            device_link.append(struct(arch = r, kind = "elf", image = files["cubin/" + key]))
+        if v.ptx or v.lto:
+            images.append(files["ptx/" + a])
+        if v.lto:
+            device_link.append(struct(arch = "sm_" + a[len("compute_"):], kind = "nvvm", image = files["ptx/" + a]))
+    fatbinary_action(
+        ctx.actions,
+        cuda = cuda,
+        script = scripts["fatbinary"],
+        images = images,
+        fatbin_c = files["fatbin_c"],
+        fatbin = files["fatbin"],
+    )
+    host_compile_action(
+        ctx.actions,
+        script = scripts["host_compile"],
+        cudafe1_cpp = files["cudafe1_cpp"],
+        stub = files["cicc_stub/" + stub_arch(archs)],
+        fatbin_c = files["fatbin_c"],
+        headers = toolkit_headers,
+        cc_files = cc_files,
+        obj = files["obj"],
+    )
+    obj = files["obj"]
+    device_link_inputs = [
+        struct(
+            arch = dl.arch,
+            kind = dl.kind,
+            image = dl.image,
+            script = scripts["device_object"],
+            object = obj,
+            label = display_label(ctx.label),
+            src = src.short_path,
+        )
+        for dl in device_link
+    ] if ctx.attr.rdc else []
+    return struct(
+        obj = obj,
+        device_link_inputs = device_link_inputs,
+        ltoir = [files["ptx/" + v.virtual] for v in archs.virtuals if v.lto],
+        ptx = [files["ptx/" + v.virtual] for v in archs.virtuals if not v.lto],
+        cubins = [files["cubin/{}/{}".format(v.virtual, r)] for v in archs.virtuals for r in v.reals],
+        fatbin = files["fatbin"],
+        plan_files = scripts.values() + [d.layout, files["module_id"], files["nvcc_args"]],
+    )

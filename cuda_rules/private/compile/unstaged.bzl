@@ -1,0 +1,33 @@
+"""One .cu file compiled by one nvcc action (staged = False): the escape hatch and the benchmarks' baseline."""
+
+load("//cuda_rules/private:actions/compile.bzl", "compile_action")
+load("//cuda_rules/private:compile/staged.bzl", "source_base")
+
+visibility(["//cuda_rules/..."])
+
+def unstaged_compile(ctx, *, cuda, cc_files, nvcc_args, headers, src):
+    """Registers one CudaCompile action for `src`.
+
+    Args:
+      ctx: the rule context.
+      cuda: CudaToolchainInfo.
+      cc_files: depset of the host compiler's files.
+      nvcc_args: Args, nvcc's options for the target.
+      headers: depset of File the source may include.
+      src: File, the .cu source.
+
+    Returns:
+      File, the object.
+    """
+    stem = src.basename.rpartition(".")[0]
+    obj = ctx.actions.declare_file("{}{}.o".format(source_base(ctx, src), stem))
+    compile_action(
+        ctx.actions,
+        cuda = cuda,
+        src = src,
+        headers = headers,
+        cc_files = cc_files,
+        nvcc_args = nvcc_args,
+        obj = obj,
+    )
+    return obj

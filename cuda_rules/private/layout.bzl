@@ -1,0 +1,136 @@
+"""Where each stage's outputs and script live: the stage table (stages.bzl) applied to a source or a device link.
+
+The same functions exist in tools/nvcc_plan/stages.py (instances, instance_key,
+script_path, output_path). Every CudaPlan action checks the layout these
+declare against the Python ones (tools/nvcc_plan/layout.py), so a difference
+fails the build that has it, naming the file.
+"""
+
+load(
+    ":stages.bzl",
+    "COMPILE_STAGES",
+    "DEVICE_OBJECT_SCRIPT",
+    "LAYOUT",
+    "LINK",
+    "LINK_ARCH",
+    "LINK_PLAN_OUTPUTS",
+    "LINK_STAGES",
+    "PLAN_OUTPUTS",
+    "REAL",
+    "SOURCE",
+    "VIRTUAL",
+)
+
+visibility(["//cuda_rules/...", "//tests/..."])
+
+def stage_instances(stage, archs = None, link_archs = []):
+    """The instances of a stage: dicts of the placeholder values (virtual, real, arch, lto).
+
+    Args:
+      stage: a struct of COMPILE_STAGES or LINK_STAGES.
+      archs: a struct from archs.parse_archs (compile stages).
+      link_archs: list of sm_NN (device link stages).
+
+    Returns:
+      A list of dicts, one per action of the stage.
+    """
+    if stage.scope in (SOURCE, LINK):
+        return [{}]
+    if stage.scope == VIRTUAL:
+        return [{"lto": v.lto, "virtual": v.virtual} for v in archs.virtuals]
+    if stage.scope == REAL:
+        return [{"lto": v.lto, "real": r, "virtual": v.virtual} for v in archs.virtuals for r in v.reals]
+    if stage.scope == LINK_ARCH:
+        return [{"arch": a} for a in link_archs]
+    fail("unknown stage scope " + stage.scope)
+
+def _parts(inst):
+    return [inst[k] for k in ("virtual", "real", "arch") if k in inst]
+
+def instance_key(prefix, inst):
+    """`prefix` plus the instance's archs, e.g. "cpp1/compute_80" or "ptxas/compute_80/sm_80"."""
+    return "/".join([prefix] + _parts(inst))
+
+def script_path(kind, inst):
+    """Where CudaPlan writes a stage's script, relative to the source's (or link's) directory."""
+    return "plan/{}.sh".format(".".join([kind] + _parts(inst)))
+
+def output_path(output, inst, stem = "", name = ""):
+    """An output's path relative to the source's (or link's) directory."""
+    pattern = output.lto_pattern if inst.get("lto") and output.lto_pattern else output.pattern
+    return pattern.format(
+        stem = stem,
+        name = name,
+        virtual = inst.get("virtual", ""),
+        real = inst.get("real", ""),
+        arch = inst.get("arch", ""),
+    )
+
+def _declare(actions, base, files, scripts, stages, plan_outputs, archs, link_archs, stem, name):
+    for o in plan_outputs:
+        files[o.key] = actions.declare_file(base + output_path(o, {}, stem = stem, name = name))
+    for stage in stages:
+        for inst in stage_instances(stage, archs, link_archs):
+            for o in stage.outputs:
+                files[instance_key(o.key, inst)] = actions.declare_file(base + output_path(o, inst, stem = stem, name = name))
+            scripts[instance_key(stage.kind, inst)] = actions.declare_file(base + script_path(stage.kind, inst))
+
+def _directory(file, relative):
+    return file.path[:-len("/" + relative)]
+
+def declare_compile_files(actions, *, base, stem, archs, rdc):
+    """Declares every file of one source's staged compile.
+
+    Args:
+      actions: ctx.actions.
+      base: the source's directory relative to the package, ending in "/".
+      stem: the source's file name without extension.
+      archs: a struct from archs.parse_archs.
+      rdc: whether CudaPlan also writes the device_object script.
+
+    Returns:
+      struct(files = {key: File}, scripts = {key: File}, layout = File, directory = execroot path).
+    """
+    files = {}
+    scripts = {}
+    _declare(actions, base, files, scripts, COMPILE_STAGES, PLAN_OUTPUTS, archs, [], stem, "")
+    if rdc:
+        scripts[DEVICE_OBJECT_SCRIPT] = actions.declare_file(base + script_path(DEVICE_OBJECT_SCRIPT, {}))
+    module_id = files["module_id"]
+    return struct(
+        files = files,
+        scripts = scripts,
+        layout = actions.declare_file(base + LAYOUT),
+        directory = _directory(module_id, output_path(PLAN_OUTPUTS[0], {}, stem = stem)),
+    )
+
+def declare_link_files(actions, *, base, name, link_archs):
+    """Declares every file of a device link.
+
+    Args:
+      actions: ctx.actions.
+      base: the link's directory relative to the package, ending in "/".
+      name: the target's name (the files' names).
+      link_archs: list of sm_NN, in arch order.
+
+    Returns:
+      struct(files = {key: File}, scripts = {key: File}, layout = File, directory = execroot path).
+    """
+    files = {}
+    scripts = {}
+    _declare(actions, base, files, scripts, LINK_STAGES, LINK_PLAN_OUTPUTS, None, link_archs, "", name)
+    nvcc_args = files["nvcc_args"]
+    return struct(
+        files = files,
+        scripts = scripts,
+        layout = actions.declare_file(base + LAYOUT),
+        directory = _directory(nvcc_args, output_path(LINK_PLAN_OUTPUTS[0], {}, name = name)),
+    )
+
+def stub_arch(archs):
+    """The virtual arch whose cicc writes the registration stub the host compile includes: nvcc's, the last."""
+    return archs.virtuals[-1].virtual
+
+def paths(files):
+    """{key: File} -> {key: path}, for the layout file."""
+    return {k: f.path for k, f in files.items()}

@@ -1,0 +1,105 @@
+"""The nvcc options a target may not pass, and why: the rules set them, or they cannot be staged."""
+
+visibility(["//cuda_rules/...", "//tests/..."])
+
+# nvcc options the rules set themselves or cannot map onto stages, with the fix.
+# Prefix of reasons that hold only for staged compilation (one nvcc action
+# would accept the option).
+_STAGED_ONLY = "staged: "
+_ARCH_FIX = "choose archs with the `archs` attribute or --@rules_cuda_stages//cuda_rules:archs"
+_RDC_FIX = "set rdc = True on the target"
+_DLINK_FIX = "cuda_binary / cuda_test device-link rdc code themselves (cc_binary: add a cuda_device_link to its deps)"
+_UNSUPPORTED = {
+    "-gencode": _ARCH_FIX,
+    "--generate-code": _ARCH_FIX,
+    "-arch": _ARCH_FIX,
+    "--gpu-architecture": _ARCH_FIX,
+    "-code": _ARCH_FIX,
+    "--gpu-code": _ARCH_FIX,
+    "-ccbin": "the host compiler is the C++ toolchain's compiler",
+    "--compiler-bindir": "the host compiler is the C++ toolchain's compiler",
+    "-rdc": _RDC_FIX,
+    "--relocatable-device-code": _RDC_FIX,
+    "-dc": _RDC_FIX,
+    "--device-c": _RDC_FIX,
+    "-dw": _RDC_FIX,
+    "--device-w": _RDC_FIX,
+    "-dlink": _DLINK_FIX,
+    "--device-link": _DLINK_FIX,
+    "-dlto": "choose LTO archs (lto_NN) in `archs` with rdc = True; binaries then device-link with -dlto",
+    "--dlink-time-opt": "choose LTO archs (lto_NN) in `archs` with rdc = True; binaries then device-link with -dlto",
+    "-Xnvlink": _DLINK_FIX,
+    "-c": "the rules choose what each stage produces",
+    "--compile": "the rules choose what each stage produces",
+    "-o": "the rules choose what each stage produces",
+    "--output-file": "the rules choose what each stage produces",
+    "-odir": "the rules choose what each stage produces",
+    "--output-directory": "the rules choose what each stage produces",
+    "-E": "the rules choose what each stage produces",
+    "--preprocess": "the rules choose what each stage produces",
+    "-M": "the rules choose what each stage produces",
+    "-MM": "the rules choose what each stage produces",
+    "-MD": "the rules choose what each stage produces",
+    "-MMD": "the rules choose what each stage produces",
+    "-ptx": "use the `ptx` output group",
+    "--ptx": "use the `ptx` output group",
+    "-cubin": "use the `cubin` output group",
+    "--cubin": "use the `cubin` output group",
+    "-fatbin": "use the `fatbin` output group",
+    "--fatbin": "use the `fatbin` output group",
+    "-lib": "cuda_library makes the library",
+    "--lib": "cuda_library makes the library",
+    "-link": "link with cuda_binary / cc_binary",
+    "--link": "link with cuda_binary / cc_binary",
+    "-run": "run with bazel run",
+    "--run": "run with bazel run",
+    "-keep": "each stage's outputs are Bazel outputs already (output groups)",
+    "--keep": "each stage's outputs are Bazel outputs already (output groups)",
+    "-keep-dir": "each stage's outputs are Bazel outputs already (output groups)",
+    "--keep-dir": "each stage's outputs are Bazel outputs already (output groups)",
+    "-save-temps": "each stage's outputs are Bazel outputs already (output groups)",
+    "--save-temps": "each stage's outputs are Bazel outputs already (output groups)",
+    "-dryrun": "see `bazel run //tools/nvcc_plan -- <nvcc args>`",
+    "--dryrun": "see `bazel run //tools/nvcc_plan -- <nvcc args>`",
+    "-t": _STAGED_ONLY + "the stages already run in parallel as separate actions",
+    "--threads": _STAGED_ONLY + "the stages already run in parallel as separate actions",
+    "-x": "only .cu files are compiled as CUDA",
+    "--x": "only .cu files are compiled as CUDA",
+    "-cuda": "the rules choose what each stage produces",
+    "--cuda": "the rules choose what each stage produces",
+}
+
+def _option_name(opt):
+    name = opt.split("=", 1)[0]
+    if name.startswith("-t") and name[2:].isdigit():
+        return "-t"
+    return name
+
+def check_nvcc_options(label, attr_name, options, staged):
+    """Fails analysis if `options` holds an nvcc option the rules own or cannot stage.
+
+    Args:
+      label: the target, for the message.
+      attr_name: where the options came from, for the message.
+      options: list of strings.
+      staged: whether the target is compiled in stages.
+    """
+    for opt in options:
+        name = _option_name(opt)
+        why = _UNSUPPORTED.get(name)
+        if why == None:
+            continue
+        if why.startswith(_STAGED_ONLY):
+            if not staged:
+                continue
+            fix = "Remove it, or set staged = False on this target to run nvcc as one action."
+            why = why[len(_STAGED_ONLY):]
+        else:
+            fix = "Remove it."
+        fail("{label}: nvcc option '{opt}' in `{attr}` is not allowed: {why}. {fix}".format(
+            label = label,
+            opt = opt,
+            attr = attr_name,
+            why = why,
+            fix = fix,
+        ))

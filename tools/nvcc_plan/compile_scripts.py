@@ -1,0 +1,202 @@
+"""The stage scripts of one source's staged compile, from nvcc's own plan.
+
+`build(plan, layout)` checks that nvcc's plan (`nvcc --dryrun` with the
+target's flags) has exactly the stages the layout declares (one device
+preprocess + cicc per virtual arch, one ptxas per real arch, ...), and writes
+each stage's command with every temporary file renamed to the file Bazel
+declared for it, every toolkit path spelled from the execroot, and the rules'
+module id file in place of the one cudafe++ would generate.
+"""
+
+import os
+import shlex
+
+from tools.nvcc_plan import nvcc_plan_lib
+from tools.nvcc_plan import scripts as scripts_lib
+from tools.nvcc_plan import stages
+
+
+class PlanMismatch(Exception):
+    """nvcc's plan does not have the stages the layout declares (or stages these rules cannot run)."""
+
+
+def _fail(layout, message):
+    raise PlanMismatch("rules_cuda_stages: %s: %s" % (layout.display_label, message))
+
+
+# Stages whose command defines __CUDA_ARCH_LIST__ (gcc -E and the host compile).
+_ARCH_LIST_STAGES = ("host_preprocess", "device_preprocess", "host_compile")
+
+
+def build(plan, layout):
+    """Returns {script path: content} for every stage of `plan` (a CompileLayout)."""
+    unknown = [s for s in plan.stages if s.kind in ("unknown", "nvlink")]
+    if unknown:
+        _fail(
+            layout,
+            "nvcc's plan for these options runs %s, which is not a stage these rules can run "
+            "(options: %s). Remove the option, or build this target with staged = False."
+            % (", ".join(repr(" ".join(s.argv[:3])) for s in unknown), " ".join(layout.user_options) or "none"),
+        )
+
+    def only(kind):
+        found = plan.by_kind(kind)
+        if len(found) != 1:
+            _fail(layout, "expected one %s stage in nvcc's plan, found %d" % (kind, len(found)))
+        return found[0]
+
+    host_pp, frontend, fatbinary, host_compile = (
+        only("host_preprocess"),
+        only("frontend"),
+        only("fatbinary"),
+        only("host_compile"),
+    )
+    ciccs = {s.arch: s for s in plan.by_kind("cicc")}
+    dpps = {s.arch: s for s in plan.by_kind("device_preprocess")}
+    ptxases = {"%s/%s" % (s.virtual_arch, s.arch): s for s in plan.by_kind("ptxas")}
+    virtual = layout.virtual_archs
+    if sorted(ciccs) != sorted(virtual) or sorted(dpps) != sorted(virtual):
+        _fail(layout, "nvcc plans virtual archs %s, the rule declared %s" % (sorted(ciccs), sorted(virtual)))
+    if sorted(ptxases) != sorted(layout.real_keys):
+        _fail(layout, "nvcc plans real archs %s, the rule declared %s" % (sorted(ptxases), sorted(layout.real_keys)))
+
+    files = layout.files
+    renames = {
+        host_pp.outputs[0]: files["cpp4"],
+        frontend.outputs[0]: files["cudafe1_cpp"],
+        nvcc_plan_lib.value_after(frontend.argv, "--module_id_file_name"): layout.module_id_file,
+    }
+    nvcc_stub_name = nvcc_plan_lib.value_after(frontend.argv, "--stub_file_name")
+    renames[nvcc_stub_name] = layout.stub_name
+    stub_arch = None
+    for arch, cicc in ciccs.items():
+        renames[dpps[arch].outputs[0]] = files["cpp1/" + arch]
+        renames[nvcc_plan_lib.value_after(cicc.argv, "-o")] = files["ptx/" + arch]
+        renames[nvcc_plan_lib.value_after(cicc.argv, "--gen_c_file_name")] = files["cicc_c/" + arch]
+        stub = nvcc_plan_lib.value_after(cicc.argv, "--stub_file_name")
+        renames[stub] = files["cicc_stub/" + arch]
+        if os.path.basename(stub) == os.path.basename(nvcc_stub_name):
+            stub_arch = arch
+        renames[nvcc_plan_lib.value_after(cicc.argv, "--gen_device_file_name")] = files["cicc_gpu/" + arch]
+        renames[nvcc_plan_lib.value_after(cicc.argv, "--include_file_name")] = layout.fatbin_c_name
+    if stub_arch != layout.stub_arch:
+        _fail(
+            layout,
+            "the host compile includes the registration stub of %s, the rule expected %s" % (stub_arch, layout.stub_arch),
+        )
+    for key, ptxas in ptxases.items():
+        renames[ptxas.outputs[0]] = files["cubin/" + key]
+    renames[fatbinary.outputs[0]] = files["fatbin_c"]
+    renames[host_compile.outputs[0]] = files["obj"]
+    rename = scripts_lib.Renamer(renames)
+
+    env = plan.env_dict()
+    toolkit = scripts_lib.ToolkitPaths(env, layout.toolkit_root)
+    tool_paths = {name: toolkit.tool(name) for name in ("cudafe++", "ptxas", "fatbinary", "nvlink")}
+    pinned_list = layout.pinned_arch_list
+
+    def command(stage):
+        argv = [toolkit.rewrite(rename(a)) for a in stage.argv]
+        if pinned_list and stage.kind in _ARCH_LIST_STAGES:
+            # The shipped set's list instead of nvcc's (the compiled archs are a
+            # subset of it): the same command as in a build of the whole set.
+            pinned = [i for i, a in enumerate(argv) if a.startswith("-D__CUDA_ARCH_LIST__=")]
+            if len(pinned) != 1:
+                _fail(layout, "cannot pin __CUDA_ARCH_LIST__: nvcc's %s command defines it %d times" % (stage.kind, len(pinned)))
+            argv[pinned[0]] = "-D__CUDA_ARCH_LIST__=" + pinned_list
+        # The tool itself by its plain path (an action may hold no file of
+        # bin/, so <root>/bin/../nvvm/bin/cicc would not resolve).
+        argv[0] = tool_paths.get(argv[0], scripts_lib.normpath(argv[0]))
+        return argv
+
+    exports = scripts_lib.env_exports(
+        layout.toolkit_root,
+        nvvmir_library_dir=scripts_lib.normpath(toolkit.rewrite(env.get("NVVMIR_LIBRARY_DIR", ""))),
+    )
+    out = {}
+
+    def emit(key, mnemonic, arch, argv, hints=False):
+        out[layout.scripts[key]] = scripts_lib.stage_script(layout.label, layout.src, mnemonic, arch, exports, argv, hints)
+
+    def m(kind):
+        return stages.mnemonic(kind)
+
+    emit("host_preprocess", m("host_preprocess"), "", command(host_pp), hints=True)
+
+    fe = [a for a in command(frontend) if a != "--gen_module_id_file"]
+    scripts_lib.set_value(fe, "--orig_src_path_name", layout.src)
+    emit("frontend", m("frontend"), "", fe)
+
+    for arch in virtual:
+        emit("device_preprocess/" + arch, m("device_preprocess"), arch, command(dpps[arch]), hints=True)
+        cc = command(ciccs[arch])
+        scripts_lib.set_value(cc, "--orig_src_path_name", layout.src)
+        emit("cicc/" + arch, m("cicc"), arch, cc)
+    for key in layout.real_keys:
+        emit("ptxas/" + key, m("ptxas"), key.split("/")[1], command(ptxases[key]))
+
+    emit("fatbinary", m("fatbinary"), "", command(fatbinary) + ["--create=" + files["fatbin"]])
+
+    hc = command(host_compile)
+    for directory in layout.host_compile_iquote:
+        hc[-2:-2] = ["-iquote", directory]  # before `-o OUT`
+    emit("host_compile", m("host_compile"), "", hc, hints=True)
+
+    if layout.rdc:
+        out[layout.scripts[stages.DEVICE_OBJECT_SCRIPT]] = device_object_script(
+            layout, exports, command(fatbinary), hc[0], module_id_of(layout)
+        )
+    return out
+
+
+def module_id_of(layout):
+    """The module id CudaPlan writes for the layout's source (module_id.py)."""
+    from tools.nvcc_plan import module_id
+
+    return module_id.module_id(layout.id_label, layout.src_short_path)
+
+
+def device_object_script(layout, exports, fatbinary_argv, host_cc, module_id):
+    """A script that wraps one arch's relocatable device code of a source as nvcc's object carries it.
+
+    nvlink names each linked module after the `__nv_module_id` of the object
+    it came from, and the host object of the source registers itself under
+    that name; so the device link (CudaDeviceLink) must read objects, not
+    bare cubins. This script makes, for one arch, the device-only part of
+    the object nvcc would make: a fatbinary of that arch's image, made with
+    nvcc's own fatbinary options for this source, embedded by fatbinary's own
+    C wrapper, plus the module id. The device link runs it for each input, so
+    its key holds only that arch's code.
+
+    Usage: device_object.sh KIND SM IMAGE OUT  (KIND elf or nvvm, SM e.g. 90)
+    """
+    keep = [a for a in fatbinary_argv[1:] if not a.startswith(("--image3=", "--embedded-fatbin=", "--create="))]
+    fatbinary = [fatbinary_argv[0]] + keep + ["--image3=kind=$1,sm=$2,file=$3", "--embedded-fatbin=$4.fatbin.c"]
+    compile_c = [
+        host_cc,
+        "-c",
+        "-x",
+        "c++",
+        "-I" + layout.toolkit_root + "/include",
+        "-D__NV_MODULE_ID=" + module_id,
+        "$4.c",
+        "-o",
+        "$4",
+    ]
+    lines = scripts_lib.preamble(
+        "one arch of the relocatable device code of %s (%s), as an object for nvlink." % (layout.src, layout.label),
+        [],
+    )
+    lines.insert(2, "# Usage: device_object.sh KIND SM IMAGE OUT (KIND: elf or nvvm; SM: e.g. 90)")
+    lines.insert(3, "set -e")
+    for name, value in exports:
+        lines.append("%s=%s; export %s" % (name, value, name))
+    lines += [
+        " ".join(scripts_lib.quote_keeping_params(a) for a in fatbinary),
+        "printf '#include \"%s\"\\nstatic const unsigned char __module_id_str[] __attribute__((used, section(\"__nv_module_id\"))) = \"%s\";\\n' \"$4.fatbin.c\" "
+        + shlex.quote(module_id)
+        + " > \"$4.c\"",
+        " ".join(scripts_lib.quote_keeping_params(a) for a in compile_c),
+        'rm -f "$4.c" "$4.fatbin.c"',
+    ]
+    return "\n".join(lines) + "\n"
