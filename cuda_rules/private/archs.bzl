@@ -163,13 +163,6 @@ def gencode_flags(archs):
         flags.append("-gencode=arch={},code=[{}]".format(v.virtual, ",".join(codes)))
     return flags
 
-def archs_string(archs):
-    """A canonical one-line form of a parsed arch set (for messages and reports)."""
-    return ";".join([
-        "{}:{}".format(v.virtual, ",".join(v.reals + ([v.virtual] if v.ptx else []) + ([lto_arch(v)] if v.lto else [])))
-        for v in archs.virtuals
-    ])
-
 def arch_list_number(virtual):
     """The number a virtual arch has in __CUDA_ARCH_LIST__ (compute_90a -> 900)."""
     digits, _ = _arch_number(virtual)

@@ -93,7 +93,7 @@ class CorpusTest(unittest.TestCase):
             self.assertIsInstance(info["copts"], list)
 
     def test_gencode_flags_match_cuda_library(self):
-        # The same flags as cuda_library's (tests/analysis: one -gencode per virtual arch, cubins before the PTX).
+        # The same flags as cuda_library's (tests/cuda_library: one -gencode per virtual arch, cubins before the PTX).
         self.assertEqual(nvcc_runs.gencode_flags("sm_75,sm_80,sm_86,compute_90,sm_90"), [
             "-gencode=arch=compute_75,code=[sm_75]",
             "-gencode=arch=compute_80,code=[sm_80]",

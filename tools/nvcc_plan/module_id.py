@@ -1,4 +1,4 @@
-"""The rules' deterministic module ids, in Python (a port of cuda_rules/private/module_id.bzl).
+"""The rules' deterministic module ids: computed here only (CudaPlan writes them; the runner uses them too).
 
 `module_id(label, src_path)` returns exactly the id the rules write for source
 `src_path` (its workspace-relative path, File.short_path) compiled by target

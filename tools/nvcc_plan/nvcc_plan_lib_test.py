@@ -86,7 +86,7 @@ class PlanTest(unittest.TestCase):
 
     def test_device_link_plan(self):
         # nvcc --dryrun -dlink -dlto x.o y.o, two real archs: what
-        # plan_device_link turns into CudaDeviceLink / CudaFatbinary / CudaLinkStub.
+        # `planner device_link` turns into CudaDeviceLink / CudaFatbinary / CudaLinkStub.
         plan = _plan("cuda13.0_dlink_dlto.txt")
         self.assertEqual(
             [(s.kind, s.arch) for s in plan.stages if s.kind != "cleanup"],

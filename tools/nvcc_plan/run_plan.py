@@ -145,7 +145,7 @@ class Task:
         return None if self.start is None or self.end is None else self.end - self.start
 
 
-# Typical seconds per stage kind (docs/nvcc-stages notes: one CUB source, 2-core
+# Typical seconds per stage kind (measured on one CUB source on a 2-core
 # machine); only the scheduling order depends on them: ready stages start
 # longest-remaining-chain first.
 _WEIGHT = {
@@ -549,7 +549,7 @@ def run(nvcc_args, *, nvcc, jobs=None, cwd=None, keep_dir=None, module_id_label=
       jobs: most stages running at once (default: the CPUs this process may use).
       cwd: working directory of the compile (default: the current one).
       keep_dir: keep every stage's files and scripts here (default: a temporary directory, removed).
-      module_id_label: the cuda_library target whose module id to use (module_id.bzl's id for it and the source).
+      module_id_label: the cuda_library target whose module id to use (the id CudaPlan writes for it and the source).
       arch_list: the __CUDA_ARCH_LIST__ every stage gets instead of nvcc's (e.g. "750,800,860,900": what
         cuda_library gives a compile of a subset of the shipped set), or None.
       table: write the per-stage CSV here ("-": stdout; relative to `cwd`).

@@ -290,13 +290,31 @@ def stub_arch(archs):
     return archs[-1].virtual
 
 
-def compile_dependencies(archs):
-    """{stage key: [stage keys it reads from]}: the graph the runner executes (CudaPlan excluded)."""
+def compile_producers(archs):
+    """{output key: stage key of the stage that writes it} (CudaPlan's outputs excluded)."""
     producer = {}
     for stage in COMPILE_STAGES:
         for inst in instances(stage, archs):
             for o in stage.outputs:
                 producer[instance_key(o.key, inst)] = instance_key(stage.kind, inst)
+    return producer
+
+
+def compile_reads(archs):
+    """{stage key: [output keys it reads]}, CudaPlan's outputs (the module id) included."""
+    reads = {}
+    for stage in COMPILE_STAGES:
+        for inst in instances(stage, archs):
+            keys = []
+            for out_key, selector in stage.reads:
+                keys += [k for k in _read_keys(out_key, selector, inst, archs) if k not in keys]
+            reads[instance_key(stage.kind, inst)] = keys
+    return reads
+
+
+def compile_dependencies(archs):
+    """{stage key: [stage keys it reads from]}: the graph the runner executes (CudaPlan excluded)."""
+    producer = compile_producers(archs)
     deps = {}
     for stage in COMPILE_STAGES:
         for inst in instances(stage, archs):

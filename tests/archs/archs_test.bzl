@@ -5,6 +5,7 @@ load("@bazel_skylib//lib:unittest.bzl", "asserts", "unittest")
 # Private files, loaded by tests on purpose: their visibility() allows //tests/...
 # buildifier: disable=bzl-visibility
 load("//cuda_rules/private:archs.bzl", "device_link_archs", "gencode_flags", "parse_archs")
+load("//tests/common:suite.bzl", "test_suite_of")
 
 # buildifier: disable=bzl-visibility
 
@@ -165,23 +166,12 @@ def archs_test_suite(name):
     Args:
       name: the test_suite's name.
     """
-    parse_archs_single_real_test(name = "parse_archs_single_real_test")
-    parse_archs_reals_and_virtuals_test(name = "parse_archs_reals_and_virtuals_test")
-    parse_archs_rules_cuda_form_test(name = "parse_archs_rules_cuda_form_test")
-    parse_archs_errors_test(name = "parse_archs_errors_test")
-    parse_archs_lto_test(name = "parse_archs_lto_test")
-    parse_archs_empty_entries_test(name = "parse_archs_empty_entries_test")
-    gencode_flags_test(name = "gencode_flags_test")
-
-    native.test_suite(
-        name = name,
-        tests = [
-            ":gencode_flags_test",
-            ":parse_archs_empty_entries_test",
-            ":parse_archs_errors_test",
-            ":parse_archs_lto_test",
-            ":parse_archs_reals_and_virtuals_test",
-            ":parse_archs_rules_cuda_form_test",
-            ":parse_archs_single_real_test",
-        ],
-    )
+    test_suite_of(name, {
+        "gencode_flags_test": (gencode_flags_test, {}),
+        "parse_archs_empty_entries_test": (parse_archs_empty_entries_test, {}),
+        "parse_archs_errors_test": (parse_archs_errors_test, {}),
+        "parse_archs_lto_test": (parse_archs_lto_test, {}),
+        "parse_archs_reals_and_virtuals_test": (parse_archs_reals_and_virtuals_test, {}),
+        "parse_archs_rules_cuda_form_test": (parse_archs_rules_cuda_form_test, {}),
+        "parse_archs_single_real_test": (parse_archs_single_real_test, {}),
+    })

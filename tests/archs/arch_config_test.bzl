@@ -14,6 +14,7 @@ load("//cuda_rules/private:providers.bzl", "CudaArchConfigInfo")
 
 # buildifier: disable=bzl-visibility
 load("//cuda_rules/private:rules/arch_config.bzl", "resolve_arch_config")
+load("//tests/common:suite.bzl", "test_suite_of")
 
 _ARCHS_SETTING = str(Label("//cuda_rules:archs"))
 _SHIPPED_SETTING = str(Label("//cuda_rules:shipped_archs"))
@@ -208,25 +209,14 @@ def arch_config_test_suite(name):
     Args:
       name: the test_suite's name.
     """
-    pinned_arch_list_test(name = "pinned_arch_list_test")
-    resolve_test(name = "arch_config_resolve_test")
-    shipped_from_tags_test(name = "shipped_archs_from_tags_test")
-    config_subset_test(name = "arch_config_subset_test", target_under_test = "//cuda_rules:arch_config")
-    config_default_is_module_tag_test(name = "arch_config_default_is_module_tag_test", target_under_test = "//cuda_rules:arch_config")
-    config_outside_test(name = "arch_config_outside_test", target_under_test = "//cuda_rules:arch_config")
-    config_native_test(name = "arch_config_native_test", target_under_test = "//cuda_rules:arch_config")
-    config_bad_shipped_test(name = "arch_config_bad_shipped_test", target_under_test = "//cuda_rules:arch_config")
-
-    native.test_suite(
-        name = name,
-        tests = [
-            ":arch_config_bad_shipped_test",
-            ":arch_config_default_is_module_tag_test",
-            ":arch_config_native_test",
-            ":arch_config_outside_test",
-            ":arch_config_resolve_test",
-            ":arch_config_subset_test",
-            ":pinned_arch_list_test",
-            ":shipped_archs_from_tags_test",
-        ],
-    )
+    config = {"target_under_test": "//cuda_rules:arch_config"}
+    test_suite_of(name, {
+        "arch_config_bad_shipped_test": (config_bad_shipped_test, config),
+        "arch_config_default_is_module_tag_test": (config_default_is_module_tag_test, config),
+        "arch_config_native_test": (config_native_test, config),
+        "arch_config_outside_test": (config_outside_test, config),
+        "arch_config_resolve_test": (resolve_test, {}),
+        "arch_config_subset_test": (config_subset_test, config),
+        "pinned_arch_list_test": (pinned_arch_list_test, {}),
+        "shipped_archs_from_tags_test": (shipped_from_tags_test, {}),
+    })
