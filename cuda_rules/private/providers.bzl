@@ -33,6 +33,7 @@ CudaToolchainInfo = provider(
         "fatbinary": "File: bin/fatbinary.",
         "nvlink": "File or None: bin/nvlink.",
         "device_link_files": "depset of File: what device linking reads (nvlink, fatbinary, crt/link.stub, libcudadevrt.a).",
+        "fatbin_header": "depset of File: include/fatbinary_section.h, what CudaEmbedFatbin's compile of fatbinary's C output includes.",
         "lto_files": "depset of File: what nvlink -dlto loads (libNVVM, libdevice).",
         "cudadevrt": "CcInfo or None: the device runtime (libcudadevrt.a).",
         "headers": "depset of File: the toolkit's include tree.",

@@ -30,6 +30,7 @@ LAYOUT = "plan/layout.json"
 PLAN_OUTPUTS = [
     struct(key = "module_id", pattern = "{stem}.module_id", lto_pattern = ""),
     struct(key = "nvcc_args", pattern = "plan/nvcc_args.json", lto_pattern = ""),
+    struct(key = "fatbin_decl", pattern = "host/{stem}.fatbin.c", lto_pattern = ""),
 ]
 
 LINK_PLAN_OUTPUTS = [
@@ -119,12 +120,24 @@ COMPILE_STAGES = [
         mnemonic = "CudaHostCompile",
         scope = "source",
         outputs = [
-            struct(key = "obj", pattern = "{stem}.o", lto_pattern = ""),
+            struct(key = "host_obj", pattern = "{stem}.host.o", lto_pattern = ""),
         ],
-        reads = [("cudafe1_cpp", "same"), ("cicc_stub", "stub_arch"), ("fatbin_c", "same")],
+        reads = [("cudafe1_cpp", "same"), ("cicc_stub", "stub_arch"), ("fatbin_decl", "same")],
         device = False,
         exec_group = "",
-        doc = "the host object, which embeds the fatbinary and registers it",
+        doc = "the host code, compiled against a declaration of the fatbinary (no device code among its inputs)",
+    ),
+    struct(
+        kind = "embed_fatbin",
+        mnemonic = "CudaEmbedFatbin",
+        scope = "source",
+        outputs = [
+            struct(key = "obj", pattern = "{stem}.o", lto_pattern = ""),
+        ],
+        reads = [("host_obj", "same"), ("fatbin_c", "same")],
+        device = False,
+        exec_group = "",
+        doc = "the source's object: the host object linked (ld -r) with fatbinary's own embedded fatbinary",
     ),
 ]
 
@@ -171,7 +184,7 @@ LINK_STAGES = [
 ]
 
 # Every mnemonic, in pipeline order.
-MNEMONICS = ["CudaPlan", "CudaHostPreprocess", "CudaFrontend", "CudaDevicePreprocess", "CudaCicc", "CudaPtxas", "CudaFatbinary", "CudaHostCompile", "CudaCompile", "CudaDeviceLink", "CudaLinkStub"]
+MNEMONICS = ["CudaPlan", "CudaHostPreprocess", "CudaFrontend", "CudaDevicePreprocess", "CudaCicc", "CudaPtxas", "CudaFatbinary", "CudaHostCompile", "CudaEmbedFatbin", "CudaCompile", "CudaDeviceLink", "CudaLinkStub"]
 
 # The mnemonics of the stages that produce device code.
 DEVICE_MNEMONICS = ["CudaCicc", "CudaDeviceLink", "CudaDevicePreprocess", "CudaPtxas"]

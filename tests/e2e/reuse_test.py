@@ -9,9 +9,13 @@
    filled a --disk_cache with its build of the shipped set; checkout 2 runs
    `bazel clean` and builds sm_90 only against that cache. Bazel's execution
    log shows every sm_90 CudaDevicePreprocess, CudaCicc and CudaPtxas and
-   every CudaHostPreprocess and CudaFrontend of all examples, the CUB one
-   included, as a cache hit: a subset of the shipped set is compiled with the
-   shipped set's __CUDA_ARCH_LIST__.
+   every CudaHostPreprocess, CudaFrontend and CudaHostCompile of all examples,
+   the CUB one included, as a cache hit: a subset of the shipped set is
+   compiled with the shipped set's __CUDA_ARCH_LIST__, and the host compile
+   reads no device code.
+   A device-only edit that keeps the source's lines (a kernel's expression)
+   then re-runs cudafe++, the device stages and CudaEmbedFatbin, but no host
+   compile: cudafe++'s host output no longer holds device code's text.
 3. An arch outside the shipped set (sm_89) builds with its own list, reuses
    nothing of CI's, and the build says so once.
 4. `native` is detected only by a build that asks for it.
@@ -101,6 +105,17 @@ class ReuseTest(unittest.TestCase):
             cls.device_error = cls.two.bazel_fails("build", "//tests/e2e/broken:device_error")
             cls.routing_log = os.path.join(tmp, "routing.binlog")
             cls.two.bazel("build", "--execution_log_binary_file=" + cls.routing_log, "//tests/e2e/routing:routed")
+            # A device-only edit on the same line, built for sm_90 again (after an sm_90
+            # build of the unchanged sources, so that only the edit differs).
+            cls.two.bazel("build", "--//cuda_rules:archs=sm_90", *TARGETS)
+            source = os.path.join(cls.two.dir, "examples", "vector_add", "vector_add.cu")
+            with open(source) as f:
+                text = f.read()
+            assert "out[i] = a[i] + b[i];" in text
+            with open(source, "w") as f:
+                f.write(text.replace("out[i] = a[i] + b[i];", "out[i] = b[i] + a[i];"))
+            cls.edit_log = os.path.join(tmp, "device_edit.json")
+            cls.two.bazel("build", "--//cuda_rules:archs=sm_90", "--execution_log_json_file=" + cls.edit_log, *TARGETS)
             cls.too_new_gcc = _too_new_gcc()
             if TOOLKIT == "13.0":
                 cls.tampered_error = cls.two.bazel_fails(*_tampered_build(cls.two))
@@ -136,10 +151,10 @@ class ReuseTest(unittest.TestCase):
 
     def test_developer_sm90_build_reuses_all_of_cis_device_code(self):
         spawns = cache_report_lib.read_log(self.dev_log)
-        stages = ("CudaHostPreprocess", "CudaFrontend", "CudaDevicePreprocess", "CudaCicc", "CudaPtxas")
+        stages = ("CudaHostPreprocess", "CudaFrontend", "CudaDevicePreprocess", "CudaCicc", "CudaPtxas", "CudaHostCompile")
         reused = [s for s in spawns if s.mnemonic in stages]
-        # 3 sources (CUB included) x (host preprocess, frontend, and for sm_90: preprocess, cicc, ptxas)
-        self.assertEqual(len(reused), 15, [(s.target, s.mnemonic) for s in reused])
+        # 3 sources (CUB included) x (host preprocess, frontend, host compile, and for sm_90: preprocess, cicc, ptxas)
+        self.assertEqual(len(reused), 18, [(s.target, s.mnemonic) for s in reused])
         self.assertEqual({s.arch for s in reused if s.mnemonic in ("CudaCicc", "CudaPtxas")}, {"compute_90", "sm_90"})
         self.assertTrue(any("//cub_reduce:" in s.target for s in reused))
         misses = [(s.target, s.mnemonic, s.arch) for s in reused if not s.cache_hit]
@@ -152,6 +167,20 @@ class ReuseTest(unittest.TestCase):
         for path, text in self.dev_scripts.items():
             if "device_preprocess" in path or "host_preprocess" in path:
                 self.assertIn("-D__CUDA_ARCH_LIST__=750,800,860,900 ", text, path)
+
+    def test_device_only_edit_re_runs_no_host_compile(self):
+        spawns = [s for s in cache_report_lib.read_log(self.edit_log)
+                  if "//vector_add:" in s.target and s.mnemonic.startswith("Cuda")]
+        executed = sorted(s.mnemonic for s in spawns if not s.cache_hit)
+        # cudafe++ re-ran (its input changed) and wrote the same host code; cicc, ptxas, the
+        # fatbinary and the object re-ran (then the archive and the link); the host compile's key did
+        # not change, so it did not run.
+        self.assertEqual(
+            executed,
+            sorted(["CudaHostPreprocess", "CudaFrontend", "CudaDevicePreprocess", "CudaCicc", "CudaPtxas",
+                    "CudaFatbinary", "CudaEmbedFatbin"]),
+        )
+        self.assertNotIn("CudaHostCompile", [s.mnemonic for s in spawns if not s.cache_hit])
 
     def test_arch_outside_the_shipped_set_builds_with_its_own_list(self):
         spawns = cache_report_lib.read_log(self.outside_log)

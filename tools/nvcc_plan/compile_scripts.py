@@ -60,6 +60,12 @@ def build(plan, layout):
     if sorted(ptxases) != sorted(layout.real_keys):
         _fail(layout, "nvcc plans real archs %s, the rule declared %s" % (sorted(ptxases), sorted(layout.real_keys)))
 
+    if plan.relocatable != layout.rdc:
+        _fail(
+            layout,
+            "nvcc plans %s device code, the rule declared %s" % (
+                "relocatable" if plan.relocatable else "whole-program", "relocatable" if layout.rdc else "whole-program"),
+        )
     files = layout.files
     renames = {
         host_pp.outputs[0]: files["cpp4"],
@@ -87,7 +93,7 @@ def build(plan, layout):
     for key, ptxas in ptxases.items():
         renames[ptxas.outputs[0]] = files["cubin/" + key]
     renames[fatbinary.outputs[0]] = files["fatbin_c"]
-    renames[host_compile.outputs[0]] = files["obj"]
+    renames[host_compile.outputs[0]] = files["host_obj"]
     rename = scripts_lib.Renamer(renames)
 
     env = plan.env_dict()
@@ -125,7 +131,11 @@ def build(plan, layout):
 
     fe = [a for a in command(frontend) if a != "--gen_module_id_file"]
     scripts_lib.set_value(fe, "--orig_src_path_name", layout.src)
-    emit("frontend", m("frontend"), "", fe)
+    # The host compile's input: the same host code whatever the device code's
+    # text, so a device-only edit that keeps the lines re-runs no host compile.
+    out[layout.scripts["frontend"]] = scripts_lib.stage_script(
+        layout.label, layout.src, m("frontend"), "", exports, fe, post=scripts_lib.blank_disabled_device_code(files["cudafe1_cpp"])
+    )
 
     for arch in virtual:
         emit("device_preprocess/" + arch, m("device_preprocess"), arch, command(dpps[arch]), hints=True)
@@ -142,11 +152,99 @@ def build(plan, layout):
         hc[-2:-2] = ["-iquote", directory]  # before `-o OUT`
     emit("host_compile", m("host_compile"), "", hc, hints=True)
 
+    the_id = module_id_of(layout)
+    out[files["fatbin_decl"]] = fatbin_declaration(layout, the_id)
+    out[layout.scripts["embed_fatbin"]] = embed_script(layout, exports, hc[0], _machine_flags(hc), the_id)
     if layout.rdc:
         out[layout.scripts[stages.DEVICE_OBJECT_SCRIPT]] = device_object_script(
-            layout, exports, command(fatbinary), hc[0], module_id_of(layout)
+            layout, exports, command(fatbinary), hc[0], the_id
         )
     return out
+
+
+def _machine_flags(argv):
+    """The host compile's flags that choose the object's machine (-m64, -m32), for the fatbinary's object."""
+    return [a for a in argv[1:] if a in ("-m64", "-m32")]
+
+
+def fatbin_symbol(layout, module_id):
+    """The symbol of a source's fatbinary wrapper in its object.
+
+    With relocatable device code, nvcc's own: `__fatbinwrap<module id>`, a
+    global symbol the device link's registration refers to. Otherwise nvcc's
+    wrapper is a static `__fatDeviceText`; the object gets it under a hidden
+    name of the module id, which the host object refers to (hidden: nothing
+    new is exported from a shared library).
+    """
+    return ("__fatbinwrap" if layout.rdc else "__nv_fatbin") + module_id
+
+
+def fatbin_declaration(layout, module_id):
+    """What the host compile includes where nvcc's stub includes the embedded fatbinary: a declaration.
+
+    So the host compile reads no device code: its key is the host code, the
+    stub and this file (which depends on the module id alone), and the same
+    host object serves every arch set. CudaEmbedFatbin links the fatbinary's
+    bytes in (embed_script).
+    """
+    lines = [
+        "/* rules_cuda_stages: the fatbinary of %s, declared; CudaEmbedFatbin links in its definition. */" % layout.src,
+        "#ifndef __SKIP_INTERNAL_FATBINARY_HEADERS",
+        '#include "fatbinary_section.h"',
+        "#endif",
+        "#ifdef __cplusplus",
+        'extern "C" {',
+        "#endif",
+    ]
+    if layout.rdc:
+        # host_runtime.h registers __FATIDNAME(__NV_MODULE_ID): nvcc's global wrapper.
+        lines.append("extern const __fatBinC_Wrapper_t %s;" % fatbin_symbol(layout, module_id))
+    else:
+        lines.append(
+            'extern const __fatBinC_Wrapper_t %s __attribute__((visibility("hidden")));' % fatbin_symbol(layout, module_id)
+        )
+    lines += ["#ifdef __cplusplus", "}", "#endif"]
+    if not layout.rdc:
+        # host_runtime.h registers &__fatDeviceText: the wrapper nvcc's fatbin.c defines as a static.
+        lines.append("#define __fatDeviceText %s" % fatbin_symbol(layout, module_id))
+    return "\n".join(lines) + "\n"
+
+
+def embed_script(layout, exports, host_cc, machine_flags, module_id):
+    """CudaEmbedFatbin: the source's object, from the host object and fatbinary's own embedded fatbinary.
+
+    fatbinary's <stem>.fatbin.c (what nvcc's host compile includes) is compiled
+    as C on its own: the same wrapper and data in the same sections
+    (.nvFatBinSegment, .nv_fatbin or __nv_relfatbin) as in nvcc's object. For
+    whole-program code its static wrapper gets a hidden alias named from the
+    module id, which the host object refers to; relocatable code's wrapper is
+    already the global `__fatbinwrap<module id>`. `ld -r` makes one object of
+    the two, so the rules' objects stay one per source, as nvcc's are.
+    """
+    symbol = fatbin_symbol(layout, module_id)
+    compile_c = [host_cc, "-c", "-x", "c"] + machine_flags + [
+        "-I" + layout.toolkit_root + "/include",
+        "-D__NV_MODULE_ID=" + module_id,
+        "-",
+        "-o",
+    ]
+    alias = 'extern const __fatBinC_Wrapper_t %s __attribute__((alias("__fatDeviceText"), visibility("hidden")));' % symbol
+    lines = scripts_lib.preamble(scripts_lib.stage_comment(layout.label, layout.src, stages.mnemonic("embed_fatbin")), [])
+    lines.append("set -e")
+    for name, value in exports:
+        lines.append("%s=%s; export %s" % (name, value, name))
+    lines += ['tmp="$(mktemp -d)"', "trap 'rm -rf \"$tmp\"' EXIT"]
+    source = shlex.quote(layout.files["fatbin_c"])
+    if layout.rdc:
+        lines.append("%s \"$tmp/fatbin.o\" < %s" % (" ".join(shlex.quote(a) for a in compile_c), source))
+    else:
+        lines.append(
+            "{ cat %s; printf '%%s\\n' %s; } | %s \"$tmp/fatbin.o\""
+            % (source, shlex.quote(alias), " ".join(shlex.quote(a) for a in compile_c))
+        )
+    link = [host_cc, "-r", "-nostdlib", "-o", layout.files["obj"], layout.files["host_obj"]]
+    lines.append(" ".join(shlex.quote(a) for a in link) + ' "$tmp/fatbin.o"')
+    return "\n".join(lines) + "\n"
 
 
 def module_id_of(layout):

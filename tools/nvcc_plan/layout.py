@@ -105,8 +105,8 @@ class CompileLayout:
 
     @property
     def host_compile_iquote(self):
-        """Where the host compile finds the stub and the fatbinary it #includes by bare name."""
-        return [os.path.dirname(self.files["cicc_stub/" + self.stub_arch]), os.path.dirname(self.files["fatbin_c"])]
+        """Where the host compile finds the stub and the fatbinary's declaration it #includes by bare name."""
+        return [os.path.dirname(self.files["cicc_stub/" + self.stub_arch]), os.path.dirname(self.files["fatbin_decl"])]
 
     @property
     def stub_name(self):
@@ -115,8 +115,10 @@ class CompileLayout:
 
     @property
     def fatbin_c_name(self):
-        """The name cicc writes into the stub's #include of the embedded fatbinary."""
-        return os.path.basename(self.files["fatbin_c"])
+        """The name cicc writes into the stub's #include of the embedded fatbinary (its declaration, for the host compile)."""
+        name = os.path.basename(self.files["fatbin_c"])
+        assert name == os.path.basename(self.files["fatbin_decl"])
+        return name
 
     def to_json(self):
         return {

@@ -97,6 +97,11 @@ class Plan:
     def by_kind(self, kind):
         return [s for s in self.stages if s.kind == kind]
 
+    @property
+    def relocatable(self):
+        """Whether the plan compiles relocatable device code (-rdc=true: cudafe++ gets --device-c)."""
+        return any("--device-c" in s.argv for s in self.by_kind("frontend"))
+
 
 def _expand(value, env):
     return _VAR.sub(lambda m: env.get(m.group(1), m.group(0)), value)

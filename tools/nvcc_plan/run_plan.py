@@ -157,6 +157,7 @@ _WEIGHT = {
     "ptxas": 0.05,
     "fatbinary": 0.01,
     "host_compile": 1.9,
+    "embed_fatbin": 0.05,
 }
 
 
@@ -239,7 +240,7 @@ def _compile_layout(plan, work_dir, label, id_label, src_short_path, toolkit_roo
         directory=work_dir,
         toolkit_root=toolkit_root,
         archs=_archs_of(plan),
-        rdc=False,
+        rdc=plan.relocatable,
         pinned_arch_list=arch_list or "",
         user_options=nvcc_args,
     )

@@ -49,6 +49,19 @@ def _read(path):
 
 def _elf(path):
     """{section name: bytes} and the symbols [(name, info, other, shndx, value, size)] of an ELF64 object."""
+    elf = _elf_full(path)
+    return elf["sections"], [(s["name"], s["info"], s["other"], s["shndx"], s["value"], s["size"]) for s in elf["symbols"]]
+
+
+def _group_members(elf, content):
+    names = elf["section_names"]
+    flags = struct.unpack_from("<I", content, 0)[0]
+    members = [names[i] for i in struct.unpack_from("<%dI" % (len(content) // 4 - 1), content, 4)]
+    return flags, sorted(members)
+
+
+def _elf_full(path):
+    """An ELF64 relocatable object's sections, symbols (with their section's name) and relocations (by name)."""
     data = _read(path)
     (shoff,) = struct.unpack_from("<Q", data, 0x28)
     entsize, count, names = struct.unpack_from("<HHH", data, 0x3A)
@@ -58,15 +71,32 @@ def _elf(path):
         start = headers[table][4] + offset
         return data[start : data.index(b"\0", start)].decode()
 
-    sections, symbols = {}, []
-    for h in headers:
-        name, kind, offset, size = string(names, h[0]), h[1], h[4], h[5]
-        sections[name] = b"" if kind == 8 else data[offset : offset + size]  # 8: NOBITS
+    section_names = [string(names, h[0]) for h in headers]
+    sections, symbols, relocations = {}, [], {}
+    symtab = None
+    for i, h in enumerate(headers):
+        kind, offset, size = h[1], h[4], h[5]
+        sections[section_names[i]] = b"" if kind == 8 else data[offset : offset + size]  # 8: NOBITS
         if kind == 2:  # SYMTAB: its names are in the section its sh_link names
-            for i in range(size // 24):
-                st_name, info, other, shndx, value, sym_size = struct.unpack_from("<IBBHQQ", data, offset + i * 24)
-                symbols.append((string(h[6], st_name), info, other, shndx, value, sym_size))
-    return sections, symbols
+            symtab = i
+            for j in range(size // 24):
+                st_name, info, other, shndx, value, sym_size = struct.unpack_from("<IBBHQQ", data, offset + j * 24)
+                symbols.append({
+                    "name": string(h[6], st_name), "info": info, "other": other, "shndx": shndx, "value": value,
+                    "size": sym_size, "section": section_names[shndx] if 0 < shndx < len(headers) else shndx,
+                })
+    for i, h in enumerate(headers):
+        if h[1] == 4:  # RELA: applies to section sh_info, symbols of sh_link
+            assert h[6] == symtab
+            entries = []
+            for j in range(h[5] // 24):
+                r_offset, r_info, r_addend = struct.unpack_from("<QQq", data, h[4] + j * 24)
+                sym = symbols[r_info >> 32]
+                # A section symbol's relocation names the section.
+                target = sym["section"] if (sym["info"] & 0xF) == 3 else sym["name"]
+                entries.append((r_offset, r_info & 0xFFFFFFFF, target, r_addend))
+            relocations[section_names[h[7]]] = sorted(entries)
+    return {"sections": sections, "symbols": symbols, "relocations": relocations, "section_names": section_names}
 
 
 class CheckArgsTest(unittest.TestCase):
@@ -157,23 +187,12 @@ class RunnerTest(unittest.TestCase):
             with self.subTest(file=mine):
                 self.assertEqual(ours(mine), _read(os.path.join(d, theirs)))
 
-        sections, symbols = _elf(os.path.join(d, stem + ".o"))
-        ref_sections, ref_symbols = _elf(os.path.join(d, "ref", stem + ".o"))
-        # The host object: nvcc's but for the name of the compiled file in the
-        # symbol table (nvcc's is <stem>.compute_90.cudafe1.cpp with --keep, a
-        # tmpxft_<pid> name without).
-        nvcc_input = os.path.basename(plan.by_kind("host_compile")[0].inputs[0])
-        self.assertEqual(sorted(sections), sorted(ref_sections))
-        for section in sections:
-            if section in (".nv_fatbin", ".symtab", ".strtab"):
-                continue
-            with self.subTest(section=section):
-                self.assertEqual(sections[section].replace(ours_id, theirs_id), ref_sections[section])
-        rename = {stem + ".cudafe1.cpp": nvcc_input}
-        self.assertEqual(
-            [(rename.get(s[0], s[0].replace(ours_id.decode(), theirs_id.decode())),) + s[1:] for s in symbols],
-            ref_symbols,
+        self._check_object_against_nvcc(
+            os.path.join(d, stem + ".o"), os.path.join(d, "ref", stem + ".o"), ours_id, theirs_id,
+            {stem + ".cudafe1.cpp": os.path.basename(plan.by_kind("host_compile")[0].inputs[0])},
         )
+        sections = _elf(os.path.join(d, stem + ".o"))[0]
+        ref_sections = _elf(os.path.join(d, "ref", stem + ".o"))[0]
         # The embedded fatbinary is the fatbinary stage's output and holds both cubins and the PTX.
         self.assertEqual(sections[".nv_fatbin"], _read(os.path.join(d, "keep", stem + ".fatbin")))
         self.assertEqual(
@@ -222,6 +241,68 @@ class RunnerTest(unittest.TestCase):
                                         "-gencode", "arch=compute_90,code=sm_90", stem + ".o", "-o", "dlink.o"],
             cwd=d, capture_output=True, text=True)
         self.assertEqual(link.returncode, 0, link.stderr)
+
+    def _check_object_against_nvcc(self, ours_path, ref_path, ours_id, theirs_id, file_names):
+        """The source's object against nvcc's: the same code, data, symbols and relocations but for how the
+        fatbinary's wrapper is named (docs/cuda_library.md, "The host object").
+
+        nvcc's object defines the wrapper as a static (`__fatDeviceText`) and refers
+        to it by its section; ours is the host compile's object linked (ld -r)
+        with fatbinary's own, and the host code refers to the wrapper by a hidden
+        symbol named from the module id, which the fatbinary's object defines as
+        an alias of the static. ld -r merges the two objects' .comment sections.
+        """
+        ours, ref = _elf_full(ours_path), _elf_full(ref_path)
+        wrapper = "__nv_fatbin" + ours_id.decode()
+
+        def swap(b):
+            return b.replace(ours_id, theirs_id)
+
+        self.assertEqual(sorted(ours["sections"]), sorted(ref["sections"]))
+        for name, content in ours["sections"].items():
+            # The symbol and string tables and relocations: compared by name below. The fatbinary: by the caller
+            # (compressed PTX in it may hold the module id).
+            if name in (".symtab", ".strtab", ".shstrtab", ".nv_fatbin") or name.startswith(".rela"):
+                continue
+            with self.subTest(section=name):
+                if name == ".comment":  # compiler identification strings, once per compiled file
+                    self.assertEqual(set(content.split(b"\0")), set(ref["sections"][name].split(b"\0")))
+                elif name == ".group":  # a COMDAT group: its flags, then its members by section index
+                    self.assertEqual(_group_members(ours, content), _group_members(ref, ref["sections"][name]))
+                else:
+                    self.assertEqual(swap(content), ref["sections"][name])
+
+        def named(elf, renames):
+            out = set()
+            for sym in elf["symbols"]:
+                if (sym["info"] & 0xF) == 3:  # section symbols: bookkeeping of the object's sections
+                    continue
+                name = renames.get(sym["name"], sym["name"].replace(ours_id.decode(), theirs_id.decode()))
+                # nvcc compiles the wrapper in C++ (the static's name mangled), the fatbinary's object in C.
+                name = {"_ZL15__fatDeviceText": "__fatDeviceText"}.get(name, name)
+                out.add((name, sym["info"], sym["other"], sym["section"], sym["value"], sym["size"]))
+            return out
+
+        our_symbols = named(ours, file_names)
+        self.assertIn((wrapper.replace(ours_id.decode(), theirs_id.decode()), 0x11, 2, ".nvFatBinSegment", 0, 24), our_symbols,
+                      "the wrapper's alias: a global, hidden object")
+        our_symbols = {s for s in our_symbols if not s[0].startswith("__nv_fatbin")}
+        # ld -r keeps one file symbol per input; the fatbinary's object was compiled from stdin.
+        self.assertIn(("<stdin>", 4, 0, 65521, 0, 0), our_symbols)
+        our_symbols.discard(("<stdin>", 4, 0, 65521, 0, 0))
+        self.assertEqual(our_symbols, named(ref, {}))
+
+        wrapper_in_ref = wrapper.replace(ours_id.decode(), theirs_id.decode())
+        for section, entries in ours["relocations"].items():
+            with self.subTest(relocations=section):
+                ours_named = sorted(
+                    (off, kind, ".nvFatBinSegment" if target == wrapper else target.replace(ours_id.decode(), theirs_id.decode()), add)
+                    for off, kind, target, add in entries
+                )
+                theirs = [(off, kind, ".nvFatBinSegment" if t in ("__fatDeviceText", wrapper_in_ref) else t, add)
+                          for off, kind, t, add in ref["relocations"].get(section, [])]
+                self.assertEqual(ours_named, sorted(theirs))
+        self.assertEqual(sorted(ours["relocations"]), sorted(ref["relocations"]))
 
     # (b) ---------------------------------------------------------------------
 
@@ -282,13 +363,15 @@ class RunnerTest(unittest.TestCase):
 
         check(self.layout.module_id_file)
         check(self.layout.nvcc_args_file)
+        check(self.layout.files["fatbin_decl"])
         for script in self.layout.scripts.values():
             check(script)
         files = self.layout.files
         for key in sorted(files):
             if key.startswith(("ptx/", "cubin/")) or key in ("fatbin", "obj"):
                 check(files[key])
-        self.assertEqual(len(compared), 2 + 10 + 2 + 2 + 2)
+        # CudaPlan's 3 files and 11 scripts, 2 PTX, 2 cubins, the fatbinary and the object.
+        self.assertEqual(len(compared), 3 + 11 + 2 + 2 + 2)
         # -lineinfo: the cubins would record the sources' times had ptxas seen them.
         self.assertIn("-lineinfo", self.nvcc_args)
 
@@ -340,7 +423,7 @@ class RunnerTest(unittest.TestCase):
         self.assertEqual(
             sorted(r["stage"] for r in rows),
             sorted([
-                "plan", "host_preprocess", "frontend", "fatbinary", "host_compile",
+                "plan", "host_preprocess", "frontend", "fatbinary", "host_compile", "embed_fatbin",
                 "device_preprocess/compute_80", "device_preprocess/compute_90", "cicc/compute_80", "cicc/compute_90",
                 "ptxas/compute_80/sm_80", "ptxas/compute_90/sm_90",
             ]),
@@ -355,13 +438,16 @@ class RunnerTest(unittest.TestCase):
         self.assertEqual(by_stage["ptxas/compute_80/sm_80"]["arch"], "sm_80")
         self.assertEqual(by_stage["cicc/compute_90"]["mnemonic"], "CudaCicc")
         self.assertGreater(sum(float(r["cpu_s"]) for r in rows if r["stage"].startswith("cicc/")), 0.0)
-        self.assertRegex(err, r"nvcc_plan: 11 stages, -j 2: wall [0-9.]+ s, CPU [0-9.]+ s .*critical path [0-9.]+ s: plan -> ")
+        self.assertRegex(err, r"nvcc_plan: 12 stages, -j 2: wall [0-9.]+ s, CPU [0-9.]+ s .*critical path [0-9.]+ s: plan -> ")
         # The graph: every stage, every dependency; no stage starts before what it reads is written.
         self.assertEqual(sorted(re.findall(r'^  "([^"]+)" \[label=', dot, re.M)), sorted(by_stage))
         edges = re.findall(r'^  "([^"]+)" -> "([^"]+)"', dot, re.M)
         # host_preprocess, frontend, per virtual arch device preprocess + cicc, per real arch ptxas,
-        # fatbinary (2 cubins + the compute_90 PTX), host compile (frontend, stub of cicc, fatbinary).
-        self.assertEqual(len(edges), 1 + 1 + 2 * 2 + 2 + 3 + 3)
+        # fatbinary (2 cubins + the compute_90 PTX), host compile (frontend, stub of cicc: no device code),
+        # the object (host compile, fatbinary).
+        self.assertEqual(len(edges), 1 + 1 + 2 * 2 + 2 + 3 + 2 + 2)
+        self.assertIn(("frontend", "host_compile"), edges)
+        self.assertNotIn(("fatbinary", "host_compile"), edges)
         for a, b in edges:
             self.assertLessEqual(float(by_stage[a]["end_s"]), float(by_stage[b]["start_s"]), (a, b))
         self.assertIn('"host_compile" [label="CudaHostCompile\\n', dot)
@@ -398,7 +484,7 @@ class RunnerTest(unittest.TestCase):
         self.assertEqual(proc.returncode, 0, proc.stderr)
         self.assertIn("dropped `-t 2`", proc.stderr)
         self.assertIn("-j 2", proc.stderr)
-        self.assertEqual(len(list(csv.DictReader(io.StringIO(proc.stdout)))), 11)
+        self.assertEqual(len(list(csv.DictReader(io.StringIO(proc.stdout)))), 12)
         self.assertEqual(
             sorted(i.name for i in fatbin_lib.read_images(_read(os.path.join(d, "k.o")))),
             ["compute_90", "sm_80", "sm_90"],

@@ -49,11 +49,18 @@ def preamble(comment, exports):
     return lines
 
 
-def stage_script(label, what, mnemonic, arch, exports, argv, with_hints=False):
-    """One stage's script: `argv` run with `exports` set; with_hints adds the hints after a failure."""
-    lines = preamble("%s%s of %s (%s), from nvcc's plan." % (mnemonic, " " + arch if arch else "", what, label), exports)
+def stage_script(label, what, mnemonic, arch, exports, argv, with_hints=False, post=()):
+    """One stage's script: `argv` run with `exports` set.
+
+    with_hints adds the hints after a failure; `post`: shell lines run after the command succeeded.
+    """
+    lines = preamble(stage_comment(label, what, mnemonic, arch), exports)
     command = " ".join(shlex.quote(a) for a in argv)
-    if not with_hints:
+    if post:
+        assert not with_hints
+        lines.append(command + " || exit $?")
+        lines += list(post)
+    elif not with_hints:
         lines.append("exec " + command)
     else:
         lines += [
@@ -69,6 +76,10 @@ def stage_script(label, what, mnemonic, arch, exports, argv, with_hints=False):
             )
         lines += ['rm -f "$err"', "exit $rc"]
     return "\n".join(lines) + "\n"
+
+
+def stage_comment(label, what, mnemonic, arch=""):
+    return "%s%s of %s (%s), from nvcc's plan." % (mnemonic, " " + arch if arch else "", what, label)
 
 
 class ToolkitPaths:
@@ -115,6 +126,28 @@ class Renamer:
             if old in token:
                 token = token.replace(old, table[old])
         return token
+
+
+# Blanks every line inside cudafe++'s `#if 0` blocks (the device code it
+# keeps in the host code as text), keeping the line count: the host compiler
+# sees the same code at the same lines, and the file no longer changes with
+# device code alone.
+_BLANK_IF0_AWK = (
+    'd == 0 && $0 == "#if 0" { d = 1; print; next } '
+    'd > 0 && /^#[ \t]*if/ { d++ } '
+    'd > 0 && /^#[ \t]*endif/ { d--; if (d == 0) { print; next } } '
+    'd > 0 { print ""; next } '
+    '{ print }'
+)
+
+
+def blank_disabled_device_code(path):
+    """Shell lines that rewrite cudafe++'s host output `path` with its `#if 0` blocks blanked."""
+    q = shlex.quote(path)
+    return [
+        "awk %s %s > %s.tmp" % (shlex.quote(_BLANK_IF0_AWK), q, q),
+        "mv %s.tmp %s" % (q, q),
+    ]
 
 
 def normpath(path):

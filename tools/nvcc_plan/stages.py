@@ -71,6 +71,9 @@ class Stage:
 PLAN_OUTPUTS = (
     Output("module_id", "{stem}.module_id"),
     Output("nvcc_args", "plan/nvcc_args.json"),
+    # What the host compile includes in place of the fatbinary: a declaration
+    # of the fatbinary's wrapper, named from the module id (compile_scripts.py).
+    Output("fatbin_decl", "host/{stem}.fatbin.c"),
 )
 LINK_PLAN_OUTPUTS = (Output("nvcc_args", "plan/nvcc_args.json"),)
 # The layout the rules write for CudaPlan (an input of it, not an output).
@@ -140,9 +143,17 @@ COMPILE_STAGES = (
         "host_compile",
         "CudaHostCompile",
         SOURCE,
+        outputs=(Output("host_obj", "{stem}.host.o"),),
+        reads=(("cudafe1_cpp", SAME), ("cicc_stub", STUB_ARCH), ("fatbin_decl", SAME)),
+        doc="the host code, compiled against a declaration of the fatbinary (no device code among its inputs)",
+    ),
+    Stage(
+        "embed_fatbin",
+        "CudaEmbedFatbin",
+        SOURCE,
         outputs=(Output("obj", "{stem}.o"),),
-        reads=(("cudafe1_cpp", SAME), ("cicc_stub", STUB_ARCH), ("fatbin_c", SAME)),
-        doc="the host object, which embeds the fatbinary and registers it",
+        reads=(("host_obj", SAME), ("fatbin_c", SAME)),
+        doc="the source's object: the host object linked (ld -r) with fatbinary's own embedded fatbinary",
     ),
 )
 

@@ -41,8 +41,9 @@ class StagesTest(unittest.TestCase):
             sorted(deps["fatbinary"]),
             ["cicc/compute_90", "ptxas/compute_80/sm_80", "ptxas/compute_80/sm_86", "ptxas/compute_90/sm_90"],
         )
-        # The host compile includes the last virtual arch's stub (nvcc's choice).
-        self.assertEqual(deps["host_compile"], ["frontend", "cicc/compute_90", "fatbinary"])
+        # The host compile includes the last virtual arch's stub (nvcc's choice), and no device code.
+        self.assertEqual(deps["host_compile"], ["frontend", "cicc/compute_90"])
+        self.assertEqual(deps["embed_fatbin"], ["host_compile", "fatbinary"])
         self.assertEqual(deps["device_preprocess/compute_80"], [])
 
     def test_arch_of_output(self):

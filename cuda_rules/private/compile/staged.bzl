@@ -1,6 +1,7 @@
 """One .cu file compiled in stages: every file of the stage table declared, CudaPlan, then one action per stage."""
 
 load("//cuda_rules/private:actions/cicc.bzl", "cicc_action")
+load("//cuda_rules/private:actions/embed_fatbin.bzl", "embed_fatbin_action")
 load("//cuda_rules/private:actions/fatbinary.bzl", "fatbinary_action")
 load("//cuda_rules/private:actions/frontend.bzl", "frontend_action")
 load("//cuda_rules/private:actions/host_compile.bzl", "host_compile_action")
@@ -10,6 +11,7 @@ load("//cuda_rules/private:actions/ptxas.bzl", "ptxas_action")
 load("//cuda_rules/private:compile/nvcc_args.bzl", "canonical")
 load("//cuda_rules/private:labels.bzl", "display_label")
 load("//cuda_rules/private:layout.bzl", "declare_compile_files", "paths", "stub_arch")
+load("//cuda_rules/private:stages.bzl", "PLAN_OUTPUTS")
 
 visibility(["//cuda_rules/..."])
 
@@ -79,7 +81,7 @@ def staged_compile(ctx, *, cuda, cc_files, archs, pinned_list, nvcc_args, header
         planner = planner,
         command = "compile",
         layout = d.layout,
-        outputs = scripts.values() + [files["module_id"], files["nvcc_args"]],
+        outputs = scripts.values() + [files[o.key] for o in PLAN_OUTPUTS],
         nvcc_args = [nvcc_args, src_args],
     )
     host_preprocess_action(
@@ -150,8 +152,17 @@ def staged_compile(ctx, *, cuda, cc_files, archs, pinned_list, nvcc_args, header
         script = scripts["host_compile"],
         cudafe1_cpp = files["cudafe1_cpp"],
         stub = files["cicc_stub/" + stub_arch(archs)],
-        fatbin_c = files["fatbin_c"],
+        fatbin_decl = files["fatbin_decl"],
         headers = toolkit_headers,
+        cc_files = cc_files,
+        obj = files["host_obj"],
+    )
+    embed_fatbin_action(
+        ctx.actions,
+        cuda = cuda,
+        script = scripts["embed_fatbin"],
+        host_obj = files["host_obj"],
+        fatbin_c = files["fatbin_c"],
         cc_files = cc_files,
         obj = files["obj"],
     )
@@ -175,5 +186,5 @@ def staged_compile(ctx, *, cuda, cc_files, archs, pinned_list, nvcc_args, header
         ptx = [files["ptx/" + v.virtual] for v in archs.virtuals if not v.lto],
         cubins = [files["cubin/{}/{}".format(v.virtual, r)] for v in archs.virtuals for r in v.reals],
         fatbin = files["fatbin"],
-        plan_files = scripts.values() + [d.layout, files["module_id"], files["nvcc_args"]],
+        plan_files = scripts.values() + [d.layout] + [files[o.key] for o in PLAN_OUTPUTS],
     )

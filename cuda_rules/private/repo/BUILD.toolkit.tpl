@@ -41,6 +41,18 @@ filegroup(
     ),
 )
 
+# What CudaEmbedFatbin's compile of fatbinary's output includes.
+filegroup(
+    name = "fatbin_header",
+    srcs = glob(
+        [
+            "include/fatbinary_section.h",
+            "targets/*/include/fatbinary_section.h",
+        ],
+        allow_empty = True,
+    ),
+)
+
 # cicc's inputs besides itself: libdevice.
 filegroup(
     name = "cicc_files",
@@ -132,6 +144,7 @@ cuda_toolchain(
     cudadevrt = ":cudadevrt",
     cudafe = "bin/cudafe++",
     device_link_files = ":device_link_files",
+    fatbin_header = ":fatbin_header",
     fatbinary = "bin/fatbinary",
     headers = ":include_files",
     lto_files = ":lto_files",
