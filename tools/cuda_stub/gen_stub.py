@@ -20,8 +20,6 @@ flags.DEFINE_string("header", None, "The header declaring the API.")
 flags.DEFINE_string("prefix", None, "The API's function prefix, e.g. cu or nvml.")
 flags.DEFINE_string("api_macro", None, "The calling-convention macro before each declared name, e.g. CUDAAPI.")
 flags.DEFINE_string("out", None, "The C file to write.")
-for _flag in ("header", "prefix", "api_macro", "out"):
-    flags.mark_flag_as_required(_flag)
 
 
 def stub_symbols(text, prefix, api_macro):
@@ -53,4 +51,6 @@ def main(argv):
 
 
 if __name__ == "__main__":
+    for _flag in ("header", "prefix", "api_macro", "out"):
+        flags.mark_flag_as_required(_flag)
     app.run(main)

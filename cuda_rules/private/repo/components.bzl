@@ -21,6 +21,9 @@ Per component:
                   hdrs:   glob patterns under include/ (default: the component's headers);
                   stub:   [header, soname]: a link-only stub library generated from the
                           header (the real library comes with the driver).
+  headers:      name prefixes of the files it puts in include/ (for components with a
+                repository of their own): how tests tell, in a local toolkit's include
+                directory, which headers come with a library rather than the toolkit.
   doc:          one line for docs/toolkits.md and messages.
 """
 
@@ -28,6 +31,10 @@ visibility(["//cuda_rules/...", "//tests/..."])
 
 CUDA_COMPONENTS = {
     "cublas": {
+        "headers": [
+            "cublas",
+            "nvblas",
+        ],
         "doc": "cuBLAS and cuBLASLt (dense linear algebra)",
         "package": "nvidia-cublas",
         "strip_prefix": "nvidia/cu{major}",
@@ -43,12 +50,19 @@ CUDA_COMPONENTS = {
         "toolkit": "no",
     },
     "cudnn": {
+        "headers": [
+            "cudnn",
+        ],
         "doc": "cuDNN (deep neural network primitives); loads its sub-libraries at run time",
         "package": "nvidia-cudnn-cu{major}",
         "strip_prefix": "nvidia/cudnn",
         "targets": {
             "cudnn": {
-                "deps": ["cublas"],
+                # libcudnn_engines_runtime_compiled calls the driver API.
+                "deps": [
+                    "cublas",
+                    "cuda",
+                ],
                 "shared": [
                     "libcudnn.so",
                     "libcudnn_*.so",
@@ -58,6 +72,9 @@ CUDA_COMPONENTS = {
         "toolkit": "no",
     },
     "cufft": {
+        "headers": [
+            "cufft",
+        ],
         "doc": "cuFFT and cuFFTW (fast Fourier transforms)",
         "package": "nvidia-cufft",
         "strip_prefix": "nvidia/cu{major}",
@@ -74,6 +91,14 @@ CUDA_COMPONENTS = {
         "toolkit": "no",
     },
     "cupti": {
+        "headers": [
+            "cupti",
+            "nvperf_",
+            "generated_",
+            "Openacc",
+            "Openmp",
+            "cuda_stdint.h",
+        ],
         "doc": "CUPTI (profiling and tracing) and the NVIDIA perf host/target libraries",
         "package": "nvidia-cuda-cupti",
         "strip_prefix": "nvidia/cu{major}",
@@ -91,6 +116,9 @@ CUDA_COMPONENTS = {
         "toolkit": "no",
     },
     "curand": {
+        "headers": [
+            "curand",
+        ],
         "doc": "cuRAND (random numbers; curand_kernel.h for device code)",
         "package": "nvidia-curand",
         "strip_prefix": "nvidia/cu{major}",
@@ -102,6 +130,9 @@ CUDA_COMPONENTS = {
         "toolkit": "no",
     },
     "cusolver": {
+        "headers": [
+            "cusolver",
+        ],
         "doc": "cuSOLVER and cuSOLVERMg (dense and sparse solvers)",
         "package": "nvidia-cusolver",
         "strip_prefix": "nvidia/cu{major}",
@@ -122,6 +153,9 @@ CUDA_COMPONENTS = {
         "toolkit": "no",
     },
     "cusparse": {
+        "headers": [
+            "cusparse",
+        ],
         "doc": "cuSPARSE (sparse linear algebra)",
         "package": "nvidia-cusparse",
         "strip_prefix": "nvidia/cu{major}",
@@ -141,6 +175,9 @@ CUDA_COMPONENTS = {
         "toolkit": "yes",
     },
     "nccl": {
+        "headers": [
+            "nccl",
+        ],
         "doc": "NCCL (collective communication between GPUs)",
         "package": "nvidia-nccl-cu{major}",
         "strip_prefix": "nvidia/nccl",
@@ -152,6 +189,9 @@ CUDA_COMPONENTS = {
         "toolkit": "no",
     },
     "npp": {
+        "headers": [
+            "npp",
+        ],
         "doc": "NPP (image and signal processing primitives)",
         "package": "nvidia-npp",
         "strip_prefix": "nvidia/cu{major}",
@@ -223,6 +263,9 @@ CUDA_COMPONENTS = {
         "toolkit": "no",
     },
     "nvjitlink": {
+        "headers": [
+            "nvJitLink",
+        ],
         "doc": "nvJitLink (link-time optimization of device code at run time)",
         "package": "nvidia-nvjitlink",
         "strip_prefix": "nvidia/cu{major}",
@@ -234,6 +277,9 @@ CUDA_COMPONENTS = {
         "toolkit": "no",
     },
     "nvjpeg": {
+        "headers": [
+            "nvjpeg",
+        ],
         "doc": "nvJPEG (JPEG decoding and encoding)",
         "package": "nvidia-nvjpeg",
         "strip_prefix": "nvidia/cu{major}",
@@ -260,6 +306,9 @@ CUDA_COMPONENTS = {
         "toolkit": "yes",
     },
     "nvptxcompiler": {
+        "headers": [
+            "nvPTXCompiler",
+        ],
         "doc": "the PTX compiler library (static)",
         "package": "nvidia-nvptxcompiler",
         "strip_prefix": "nvidia/cu{major}",
@@ -271,6 +320,9 @@ CUDA_COMPONENTS = {
         "toolkit": "no",
     },
     "nvrtc": {
+        "headers": [
+            "nvrtc",
+        ],
         "doc": "NVRTC (runtime compilation of CUDA C++); loads nvrtc-builtins at run time",
         "package": "nvidia-cuda-nvrtc",
         "strip_prefix": "nvidia/cu{major}",
