@@ -19,8 +19,17 @@ flags.mark_flag_as_required("out")
 
 
 def main(argv):
-    paths = [r for r in (headers_lib.relative(p, FLAGS.include_dir) for p in argv[1:]) if r]
-    headers, left = headers_lib.public_headers(paths)
+    files = {}
+    for path in argv[1:]:
+        rel = headers_lib.relative(path, FLAGS.include_dir)
+        if rel:
+            files[rel] = path
+
+    def read(rel):
+        with open(files[rel], encoding="utf-8", errors="replace") as f:
+            return f.read()
+
+    headers, left = headers_lib.public_headers(files, read)
     if not headers:
         print("gen_include_all: no public header among %d files" % len(argv[1:]), file=sys.stderr)
         return 1

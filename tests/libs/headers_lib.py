@@ -7,19 +7,23 @@ one of the same version).
 
 import posixpath
 
-# Public headers that need a third-party library's headers, which a toolkit
-# does not ship (and CUDA's own installers do not either).
-NEEDS_THIRD_PARTY = {
-    "cudaEGL.h": "EGL/egl.h",
-    "cudaEGLTypedefs.h": "EGL/egl.h",
-    "cuda_egl_interop.h": "EGL/egl.h",
-    "cudaGL.h": "GL/gl.h",
-    "cudaGLTypedefs.h": "GL/gl.h",
-    "cuda_gl_interop.h": "GL/gl.h",
-    "cudaVDPAU.h": "vdpau/vdpau.h",
-    "cudaVDPAUTypedefs.h": "vdpau/vdpau.h",
-    "cuda_vdpau_interop.h": "vdpau/vdpau.h",
-    "nvtx3/nvToolsExtOpenCL.h": "CL/cl.h",
+import re
+
+# A header that includes one of these needs a third-party library's headers,
+# which a toolkit does not ship (nor do CUDA's own installers).
+# Also one that includes the toolkit's graphics-interop headers, which do.
+THIRD_PARTY = re.compile(
+    r"^\s*#\s*include\s*[<\"]((GL|EGL|vdpau|CL)/[^>\"]+|cuda_?(gl|egl|vdpau|GL|EGL|VDPAU)[A-Za-z_]*\.h)[>\"]", re.M)
+INCLUDE = re.compile(r"^\s*#\s*include\s*[<\"]([^>\"]+)[>\"]", re.M)
+GUARD = re.compile(r"^\s*#\s*(pragma\s+once|ifndef|if\s+!\s*defined)", re.M)
+# NVIDIA's mark on headers that must not be included directly.
+INTERNAL = "is an internal header file and must not be used directly"
+# Headers that cannot share a translation unit with another public one.
+EXCLUSIVE = {
+    "cublas.h": "cuBLAS's legacy API: an #error next to cublas_v2.h, which is included",
+    "cudaVDPAU.h": "needs vdpau/vdpau.h's types, included before it",
+    "fatbinary_section.h": "the compiler's own: the host code nvcc generates declares its types",
+    "generated_cudart_removed_meta.h": "includes cudart_removed.h, which CUDA 13 no longer ships",
 }
 
 # Directories whose top-level files are public entry points (their
@@ -33,12 +37,17 @@ def relative(path, include_dir):
     """path relative to the include directory, or None when it is not under it."""
     marker = "/" + include_dir.strip("/") + "/"
     padded = "/" + path
-    i = padded.rfind(marker)
+    i = padded.find(marker)
     return padded[i + len(marker):] if i >= 0 else None
 
 
-def public_headers(paths):
+def public_headers(paths, read=None):
     """The public headers among include-relative paths, sorted, with why others were left out.
+
+    Args:
+      paths: include-relative paths.
+      read: a function returning a header's text from its include-relative path, or None
+        (then only names decide).
 
     Returns:
       (list of includable headers, {header: reason} left out).
@@ -46,17 +55,38 @@ def public_headers(paths):
     out, left = [], {}
     for p in sorted(set(paths)):
         directory = posixpath.dirname(p)
-        if p in NEEDS_THIRD_PARTY:
-            left[p] = "needs " + NEEDS_THIRD_PARTY[p]
-            continue
         if directory == "":
-            if p.endswith(".h"):
-                out.append(p)
+            candidate = p.endswith(".h")
+        else:
+            candidate = p in UMBRELLAS or (directory in PUBLIC_DIRS and (p.endswith(".h") or directory == "cccl/cuda/std"))
+        if not candidate:
             continue
-        if p in UMBRELLAS:
+        if p in EXCLUSIVE:
+            left[p] = EXCLUSIVE[p]
+            continue
+        text = read(p) if read else ""
+        third_party = THIRD_PARTY.search(text)
+        if third_party:
+            left[p] = "needs " + third_party.group(1)
+        elif INTERNAL in text:
+            left[p] = "internal: NVIDIA's #warning says not to include it directly"
+        else:
             out.append(p)
-        elif directory in PUBLIC_DIRS and (p.endswith(".h") or directory == "cccl/cuda/std"):
-            out.append(p)
+    if read:
+        # A header another public one includes is compiled through it: its
+        # parts (curand_kernel.h's curand_*.h) need not stand alone, and one
+        # without an include guard would be declared twice.
+        texts = {p: read(p) for p in out}
+        includes = {p: set(INCLUDE.findall(t)) for p, t in texts.items()}
+
+        def includes_(q, p):
+            return p in includes[q] or posixpath.basename(p) in includes[q]
+
+        for p in list(out):
+            by = sorted(q for q in out if q != p and includes_(q, p) and not includes_(p, q))
+            if by:
+                left[p] = "reached through %s" % by[0] if GUARD.search(texts[p]) else "no include guard; reached through %s" % by[0]
+        out = [p for p in out if p not in left]
     return out, left
 
 
