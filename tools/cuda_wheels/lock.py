@@ -179,6 +179,7 @@ def _read_dict(path, name):
         return {}
     text = open(path).read().split(name + " = ", 1)[1]
     text = text[:text.index("\n}\n") + 2]
+    text = "\n".join(line for line in text.splitlines() if not line.strip().startswith("#"))
     # The table is Starlark in buildifier's layout: JSON plus trailing commas.
     return json.loads(re.sub(r",(\s*[}\]])", r"\1", text))
 

@@ -93,7 +93,7 @@ def find_shared_libraries(rctx, lib_dirs, patterns):
             if not path.exists:
                 continue
             for child in path.readdir():
-                stem, version = _split_so(child.basename)
+                stem, _ = _split_so(child.basename)
                 if stem == None or not _matches(pattern, stem) or stem in best:
                     continue
                 candidates = [c.basename for c in path.readdir() if _split_so(c.basename)[0] == stem]
@@ -174,7 +174,7 @@ def component_targets(rctx, component, spec, lib_dirs, where, strict, headers_de
                 dirs = ", ".join(lib_dirs),
             )
             if strict:
-                fail(message + " The versions table and cuda_rules/private/repo/components.bzl disagree: " +
+                fail(message + " The versions table and the `" + component + "` entry of cuda_rules/private/repo/components.bzl disagree: " +
                      "fix components.bzl, or regenerate the table with `python3 tools/cuda_wheels/lock.py`.")
             lines.append("""
 cuda_missing_component(
@@ -182,8 +182,8 @@ cuda_missing_component(
     message = {message},
 )
 """.format(name = name, message = repr(message + " Fix: install the component into the local toolkit, " +
-                                                   "or use a hermetic toolkit (--@rules_cuda_stages//cuda_rules:toolkit=" +
-                                                   "13.0).")))
+                                       "or use a hermetic toolkit (--@rules_cuda_stages//cuda_rules:toolkit=" +
+                                       "13.0).")))
             continue
         deps = []
         if shared:
@@ -277,7 +277,11 @@ cuda_library_repository = repository_rule(
 )
 
 def hub_targets():
-    """Every target name of @cuda: the toolkit's and each component's, sorted."""
+    """Every target name of @cuda.
+
+    Returns:
+      The toolkit's and each component's target names, sorted.
+    """
     names = {n: True for n in TOOLKIT_TARGETS.keys()}
     for spec in CUDA_COMPONENTS.values():
         for name in spec["targets"].keys():

@@ -131,8 +131,8 @@ cuda_missing_component(
     message = {message},
 )
 """.format(name = name, message = repr(("rules_cuda_stages: @cuda//:{name} ({doc}) is not available in {where}: " +
-                                         "the versions table has no {key} for it. Fix: regenerate the table with " +
-                                         "`python3 tools/cuda_wheels/lock.py`, or use another toolkit.").format(
+                                        "the versions table has no {key} for it. Fix: regenerate the table with " +
+                                        "`python3 tools/cuda_wheels/lock.py`, or use another toolkit.").format(
                 name = name,
                 doc = spec["doc"],
                 where = where,
@@ -175,7 +175,7 @@ filegroup(name = "header_files", srcs = [])
 [
     cuda_missing_component(
         name = name,
-        message = {message},
+        message = "@cuda//:" + name + ": " + {message},
     )
     for name in {targets}
 ]
