@@ -1,8 +1,11 @@
-"""The `cuda` module extension: creates the CUDA toolkit repositories and the arch settings' repositories."""
+"""The `cuda` module extension: creates the CUDA toolkit repositories, NVIDIA's libraries, the `@cuda` hub and the arch settings' repositories."""
 
 load("//cuda_rules/private:archs.bzl", "parse_archs")
 load("//cuda_rules/private/repo:arch_repositories.bzl", "native_archs_repository", "shipped_archs_repository")
+load("//cuda_rules/private/repo:components.bzl", "CUDA_COMPONENTS")
+load("//cuda_rules/private/repo:cuda_libraries.bzl", "CUDA_LIBRARY_VERSIONS")
 load("//cuda_rules/private/repo:cuda_versions.bzl", "CUDA_VERSIONS")
+load("//cuda_rules/private/repo:library_repository.bzl", "cuda_hub_repository", "cuda_library_repository")
 load(
     "//cuda_rules/private/repo:toolkit_repository.bzl",
     "cuda_toolchains_hub",
@@ -84,6 +87,26 @@ def shipped_archs_from_tags(modules):
 def repo_name(version):
     return "cuda_" + version.replace(".", "_")
 
+def library_repositories(libraries, versions):
+    """The library repositories to declare: one per CUDA version and component with its own repository.
+
+    Args:
+      libraries: the CUDA_LIBRARY_VERSIONS table.
+      versions: the hermetic toolkit versions in use.
+
+    Returns:
+      {toolkit version: {component: struct(name, entry)}}: the repository name and the
+      table entry (package, version, archives per platform).
+    """
+    out = {}
+    for version in versions:
+        out[version] = {}
+        for component, entry in libraries.get(version, {}).get("components", {}).items():
+            if component not in CUDA_COMPONENTS or CUDA_COMPONENTS[component]["toolkit"] == "yes":
+                continue
+            out[version][component] = struct(name = "{}_{}".format(repo_name(version), component), entry = entry)
+    return out
+
 def _cuda_impl(module_ctx):
     path = ""
     versions = [DEFAULT_TOOLKIT]
@@ -103,6 +126,25 @@ def _cuda_impl(module_ctx):
         wheel_toolkit_repository(name = repo_name(version), version = version)
         toolkits[version] = repo_name(version)
     cuda_toolchains_hub(name = "cuda_toolchains", toolkits = toolkits)
+
+    # NVIDIA's libraries: one repository per version and library, fetched only
+    # when a build uses one of its targets through @cuda.
+    libraries = library_repositories(CUDA_LIBRARY_VERSIONS, versions)
+    for version, per_component in libraries.items():
+        for component, repo in per_component.items():
+            cuda_library_repository(
+                name = repo.name,
+                component = component,
+                version = version,
+                package = repo.entry["package"],
+                package_version = repo.entry["version"],
+                archives = json.encode(repo.entry["archives"]),
+            )
+    cuda_hub_repository(
+        name = "cuda",
+        toolkits = json.encode(toolkits),
+        libraries = json.encode({v: {c: r.name for c, r in per.items()} for v, per in libraries.items()}),
+    )
 
     shipped = shipped_archs_from_tags([
         struct(name = mod.name, is_root = mod.is_root, shipped = [tag.shipped for tag in mod.tags.archs])

@@ -1,26 +1,38 @@
-"""Regenerates cuda_rules/private/repo/cuda_versions.bzl: the CUDA toolkits
-that `cuda.toolkit(version = ...)` can create, as NVIDIA's PyPI wheels pinned
-by URL and sha256, per platform.
+"""Regenerates the versions tables: cuda_rules/private/repo/cuda_versions.bzl
+(the CUDA toolkits that `cuda.toolkit(version = ...)` can create) and
+cuda_rules/private/repo/cuda_libraries.bzl (NVIDIA's libraries for each of
+them: cuBLAS, cuFFT, ..., cuDNN, NCCL), as NVIDIA's PyPI wheels pinned by URL
+and sha256, per platform.
 
-Usage (any Python 3.9+, no third-party packages; needs PyPI's JSON API):
+Usage (any Python 3.9+, no third-party packages; needs PyPI):
     python3 tools/cuda_wheels/lock.py 13.0 13.5      # the versions to offer
     python3 tools/cuda_wheels/lock.py --add 13.4     # keep the others, add one
 
-For CUDA X.Y it takes the newest release X.Y.* of each wheel below (CCCL's
-wheels from CUDA 13.3 on are numbered 13.3.<CCCL version>: 13.3.Y.*). CUDA 12
-wheels on PyPI hold only ptxas (no nvcc, cudafe++, cicc or fatbinary), so
-CUDA 12 toolkits cannot be made from them.
+Which versions belong to CUDA X.Y is NVIDIA's word: the newest release X.Y.*
+of NVIDIA's `cuda-toolkit` meta-package pins every component (nvcc, the
+runtime, CCCL, cuBLAS, cuFFT, ...) with `==`; its wheel's METADATA is read.
+A component it does not pin exactly (nvJitLink: `<14`) gets the newest
+release X.Y.*; cuDNN and NCCL (`nvidia-cudnn-cu13`, `nvidia-nccl-cu13`: one
+series per CUDA major) get their newest release. Which components exist and
+what they are made of: cuda_rules/private/repo/components.bzl. CUDA 12 wheels
+on PyPI hold only ptxas (no nvcc, cudafe++, cicc or fatbinary), so CUDA 12
+toolkits cannot be made from them.
 """
 
 import argparse
+import io
 import json
 import os
 import re
 import sys
 import urllib.request
+import zipfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TABLE = os.path.join(ROOT, "cuda_rules", "private", "repo", "cuda_versions.bzl")
+LIBRARIES_TABLE = os.path.join(ROOT, "cuda_rules", "private", "repo", "cuda_libraries.bzl")
+COMPONENTS = os.path.join(ROOT, "cuda_rules", "private", "repo", "components.bzl")
+META_PACKAGE = "cuda-toolkit"
 INDEX = "https://pypi.org/pypi/{name}/json"
 FILES_HOST = "https://files.pythonhosted.org/packages/"
 # What the rules need: the driver and stage tools, cicc + libdevice, the
@@ -41,38 +53,85 @@ def _key(version):
     return [int(p) if p.isdigit() else -1 for p in version.split(".")]
 
 
+_META_CACHE = {}
+
+
+def _meta(name):
+    """PyPI's JSON description of a package (all releases)."""
+    if name not in _META_CACHE:
+        with urllib.request.urlopen(INDEX.format(name=name), timeout=60) as resp:
+            _META_CACHE[name] = json.load(resp)
+    return _META_CACHE[name]
+
+
+def _newest(name, releases, prefixes):
+    for prefix in prefixes:
+        candidates = [v for v, files in releases.items() if v.startswith(prefix) and files and re.fullmatch(r"[0-9.]+", v)]
+        if candidates:
+            return max(candidates, key=_key)
+    raise SystemExit("lock.py: %s has no release %s on PyPI" % (name, " or ".join(p + "*" for p in prefixes)))
+
+
 def _pick(name, releases, cuda):
     major, minor = cuda.split(".")
     prefixes = [cuda + "."]
     if name == "nvidia-cuda-cccl":
         prefixes.append("%s.3.%s." % (major, minor))
-    for prefix in prefixes:
-        candidates = [v for v, files in releases.items() if v.startswith(prefix) and files and re.fullmatch(r"[0-9.]+", v)]
-        if candidates:
-            return max(candidates, key=_key)
-    raise SystemExit("lock.py: %s has no release for CUDA %s on PyPI" % (name, cuda))
+    return _newest(name, releases, prefixes)
 
 
-def lock(cuda):
+def toolkit_pins(cuda):
+    """NVIDIA's own list of what CUDA X.Y is made of: {package: version} pinned with == by the
+    newest cuda-toolkit X.Y.* meta-package (read from its wheel's METADATA)."""
+    meta = _meta(META_PACKAGE)
+    release = _newest(META_PACKAGE, meta["releases"], [cuda + "."])
+    wheel = [f for f in meta["releases"][release] if f["filename"].endswith(".whl")][0]
+    with urllib.request.urlopen(_canonical_url(wheel["url"]), timeout=60) as resp:
+        data = resp.read()
+    archive = zipfile.ZipFile(io.BytesIO(data))
+    metadata = archive.read([n for n in archive.namelist() if n.endswith(".dist-info/METADATA")][0]).decode()
+    return release, parse_pins(metadata)
+
+
+def parse_pins(metadata):
+    """{package: version} of the `Requires-Dist: name==version.*` lines of a METADATA file."""
+    pins = {}
+    for line in metadata.splitlines():
+        match = re.match(r"Requires-Dist: ([A-Za-z0-9_.-]+)\s*==\s*([0-9][0-9.]*?)(\.\*)?\s*(;|$)", line)
+        if match:
+            pins[match.group(1).lower()] = match.group(2)
+    return pins
+
+
+def _wheels(name, version, platforms=None):
+    """{platform: wheel dict} of one release, for the platforms that have a manylinux wheel."""
+    out = {}
+    for platform, tags in _PLATFORM_TAGS.items():
+        if platforms and platform not in platforms:
+            continue
+        files = [f for f in _meta(name)["releases"].get(version, []) if f["filename"].endswith(".whl") and "manylinux" in f["filename"] and any(t in f["filename"] for t in tags)]
+        if not files:
+            continue
+        f = files[0]
+        out[platform] = {
+            "package": name,
+            "version": version,
+            "filename": f["filename"],
+            "url": _canonical_url(f["url"]),
+            "sha256": f["digests"]["sha256"],
+            "size": f["size"],
+        }
+    return out
+
+
+def lock(cuda, pins=None):
+    """The toolkit entry of CUDA X.Y: the compiler's wheels per platform."""
     entry = {"packages": {}, "wheels": {p: [] for p in PLATFORMS}}
     for name in PACKAGES:
-        with urllib.request.urlopen(INDEX.format(name=name), timeout=60) as resp:
-            meta = json.load(resp)
-        version = _pick(name, meta["releases"], cuda)
+        version = (pins or {}).get(name) or _pick(name, _meta(name)["releases"], cuda)
         entry["packages"][name] = version
-        for platform, tags in _PLATFORM_TAGS.items():
-            files = [f for f in meta["releases"][version] if f["filename"].endswith(".whl") and "manylinux" in f["filename"] and any(t in f["filename"] for t in tags)]
-            if not files:
-                continue
-            f = files[0]
-            entry["wheels"][platform].append({
-                "package": name,
-                "version": version,
-                "filename": f["filename"],
-                "url": _canonical_url(f["url"]),
-                "sha256": f["digests"]["sha256"],
-                "size": f["size"],
-            })
+        for platform, wheel in _wheels(name, version).items():
+            entry["wheels"][platform].append(wheel)
     for platform in list(entry["wheels"]):
         if len(entry["wheels"][platform]) != len(PACKAGES):
             # Incomplete for this platform: leave it out, so asking for it
@@ -81,12 +140,56 @@ def lock(cuda):
     return entry
 
 
-def read_table():
-    if not os.path.exists(TABLE):
+def read_components():
+    """CUDA_COMPONENTS of components.bzl (JSON-compatible Starlark)."""
+    return _read_dict(COMPONENTS, "CUDA_COMPONENTS")
+
+
+def component_version(component, cuda, pins):
+    """The version of one component's package for CUDA X.Y, and why."""
+    major = cuda.split(".")[0]
+    name = component["package"].format(major=major)
+    if name in pins:
+        return name, pins[name], "pinned by the meta-package"
+    releases = _meta(name)["releases"]
+    if "{major}" in component["package"]:
+        # One series per CUDA major (cuDNN, NCCL): its newest release.
+        return name, _newest(name, releases, [""]), "newest release"
+    return name, _newest(name, releases, [cuda + "."]), "newest %s.* release" % cuda
+
+
+def lock_libraries(cuda, release, pins, components):
+    """The libraries entry of CUDA X.Y: {component: {package, version, archives: {platform: [...]}}}."""
+    major = cuda.split(".")[0]
+    entry = {"meta": "%s %s" % (META_PACKAGE, release), "components": {}}
+    for key in sorted(components):
+        component = components[key]
+        name, version, why = component_version(component, cuda, pins)
+        archives = {}
+        for platform, wheel in _wheels(name, version).items():
+            archives[platform] = [dict(wheel, strip_prefix=component["strip_prefix"].format(major=major), type="zip")]
+        entry["components"][key] = {"package": name, "version": version, "archives": archives}
+        sizes = ", ".join("%s %.0f MB" % (p, a[0]["size"] / 1e6) for p, a in sorted(archives.items()))
+        print("  %-14s %s %s (%s; %s)" % (key, name, version, why, sizes or "no Linux wheels"))
+    return entry
+
+
+def _read_dict(path, name):
+    if not os.path.exists(path):
         return {}
-    text = open(TABLE).read().split("CUDA_VERSIONS = ", 1)[1]
+    text = open(path).read().split(name + " = ", 1)[1]
+    text = text[:text.index("\n}\n") + 2]
+    text = "\n".join(line for line in text.splitlines() if not line.strip().startswith("#"))
     # The table is Starlark in buildifier's layout: JSON plus trailing commas.
     return json.loads(re.sub(r",(\s*[}\]])", r"\1", text))
+
+
+def read_table():
+    return _read_dict(TABLE, "CUDA_VERSIONS")
+
+
+def read_libraries_table():
+    return _read_dict(LIBRARIES_TABLE, "CUDA_LIBRARY_VERSIONS")
 
 
 def _starlark(value, indent=0):
@@ -110,20 +213,37 @@ def write_table(table):
         f.write("CUDA_VERSIONS = " + _starlark(table) + "\n")
 
 
+def write_libraries_table(table):
+    with open(LIBRARIES_TABLE, "w") as f:
+        f.write('"""NVIDIA\'s CUDA libraries per toolkit version and platform (components.bzl says what each is).\n\n')
+        f.write("Generated by tools/cuda_wheels/lock.py: do not edit. Per CUDA version: the meta-package\n")
+        f.write("release whose pins were used, and per component its package, version and archives\n")
+        f.write("(per platform: url, sha256, strip_prefix, type).\n")
+        f.write('"""\n\n')
+        f.write("CUDA_LIBRARY_VERSIONS = " + _starlark(table) + "\n")
+
+
 def main(argv):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("versions", nargs="+", help="CUDA versions, e.g. 13.0 13.5")
-    parser.add_argument("--add", action="store_true", help="keep the versions already in the table")
+    parser.add_argument("--add", action="store_true", help="keep the versions already in the tables")
     args = parser.parse_args(argv)
     table = read_table() if args.add else {}
+    libraries = read_libraries_table() if args.add else {}
+    components = read_components()
     for cuda in args.versions:
         if not re.fullmatch(r"[0-9]+\.[0-9]+", cuda):
             parser.error("a CUDA version is MAJOR.MINOR, not %r" % cuda)
-        table[cuda] = lock(cuda)
+        release, pins = toolkit_pins(cuda)
+        print("CUDA %s: %s %s" % (cuda, META_PACKAGE, release))
+        table[cuda] = lock(cuda, pins)
         sizes = {p: sum(w["size"] for w in ws) for p, ws in table[cuda]["wheels"].items()}
-        print("CUDA %s: %s; platforms %s" % (cuda, table[cuda]["packages"], {p: "%.0f MB" % (s / 1e6) for p, s in sizes.items()}))
+        print("  toolkit: %s; platforms %s" % (table[cuda]["packages"], {p: "%.0f MB" % (s / 1e6) for p, s in sizes.items()}))
+        libraries[cuda] = lock_libraries(cuda, release, pins, components)
     write_table(table)
+    write_libraries_table(libraries)
     print("wrote " + TABLE)
+    print("wrote " + LIBRARIES_TABLE)
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 load("@rules_cc//cc:cc_import.bzl", "cc_import")
 load("@rules_cc//cc:cc_library.bzl", "cc_library")
 load("@rules_cuda_stages//cuda_rules:toolchain.bzl", "cuda_toolchain")
+load("@rules_cuda_stages//cuda_rules/private/repo:generated.bzl", "cuda_link_stub", "cuda_missing_component")  # @unused
 
 package(default_visibility = ["//visibility:public"])
 
@@ -136,6 +137,74 @@ cc_library(
     ],
 )
 
+# ---------------------------------------------------------------------------
+# rules_cuda's @cuda//:<component> targets that this toolkit itself provides
+# (@cuda selects these for the toolkit a build uses; the libraries with
+# repositories of their own follow at the end).
+
+# Every header of the include directory (tests list them).
+filegroup(
+    name = "header_files",
+    srcs = glob(["include/**"], allow_empty = True),
+)
+
+alias(
+    name = "cuda_headers",
+    actual = ":headers",
+)
+
+# The CUDA runtime the rules link (the toolchain's `runtime`), so a
+# cc_binary depending on both a cuda_library and @cuda//:cuda_runtime gets one
+# runtime, not two.
+alias(
+    name = "cuda_runtime",
+    actual = ":cudart_static",
+)
+
+alias(
+    name = "cuda_runtime_static",
+    actual = ":cudart_static",
+)
+
+# CCCL (%{cccl_include}): libcu++, CUB and Thrust, header-only.
+cc_library(
+    name = "libcudacxx",
+    hdrs = glob(
+        [
+            "%{cccl_include}/cuda/**",
+            "%{cccl_include}/nv/**",
+        ],
+        allow_empty = True,
+    ),
+    includes = ["%{cccl_include}"],
+)
+
+cc_library(
+    name = "cub",
+    hdrs = glob(["%{cccl_include}/cub/**"], allow_empty = True),
+    includes = ["%{cccl_include}"],
+    deps = [":libcudacxx"],
+)
+
+cc_library(
+    name = "thrust",
+    hdrs = glob(["%{cccl_include}/thrust/**"], allow_empty = True),
+    includes = ["%{cccl_include}"],
+    deps = [":cub"],
+)
+
+alias(
+    name = "cccl",
+    actual = ":thrust",
+)
+
+# The driver API (cuda.h, cu* functions): headers and a link stub of
+# libcuda.so.1, which the NVIDIA driver installs; binaries load the driver's.
+alias(
+    name = "cuda_driver",
+    actual = ":cuda",
+)
+%{generated}
 cuda_toolchain(
     name = "cuda_toolchain",
     cicc = "nvvm/bin/cicc",

@@ -1,0 +1,380 @@
+"""NVIDIA's CUDA components beyond the compiler: what each one is made of and which `@cuda//:<name>` targets it gives.
+
+Read by the `cuda` module extension (the repositories and the `@cuda` hub) and
+by tools/cuda_wheels/lock.py (which packages to pin per CUDA version). Keep it
+JSON-compatible (lock.py parses it): plain dicts, lists and strings only.
+
+Per component:
+  package:      PyPI name; "{major}" stands for the CUDA major version (cuDNN, NCCL).
+  strip_prefix: the directory of the archive that becomes the repository root
+                (holding include/ and lib/); "{major}" as above.
+  toolkit:      "yes": unpacked into the toolkit repository itself (small, header-only
+                or header-mostly components a local toolkit has under include/);
+                "no": a repository of its own (@cuda_<v>_<component>), fetched only
+                when a build uses one of its targets.
+  targets:      @cuda//:<name> -> a dict of
+                  shared: library basenames ("libcublas.so", "libcudnn_*.so"); the files
+                          lib/<basename> or lib/<basename>.<N...> are linked and shipped in
+                          runfiles (the shortest name of each library, e.g. libcublas.so.13);
+                  static: static library basenames ("libnvptxcompiler_static.a");
+                  deps:   other @cuda//: targets it needs (link and run time);
+                  hdrs:   glob patterns under include/ (default: the component's headers);
+                  stub:   [header, soname]: a link-only stub library generated from the
+                          header (the real library comes with the driver).
+  headers:      name prefixes of the files it puts in include/ (for components with a
+                repository of their own): how tests tell, in a local toolkit's include
+                directory, which headers come with a library rather than the toolkit.
+  doc:          one line for docs/toolkits.md and messages.
+"""
+
+visibility(["//cuda_rules/...", "//tests/..."])
+
+CUDA_COMPONENTS = {
+    "cublas": {
+        "headers": [
+            "cublas",
+            "nvblas",
+        ],
+        "doc": "cuBLAS and cuBLASLt (dense linear algebra)",
+        "package": "nvidia-cublas",
+        "strip_prefix": "nvidia/cu{major}",
+        "targets": {
+            "cublas": {
+                "deps": ["cublasLt"],
+                "shared": ["libcublas.so"],
+            },
+            "cublasLt": {
+                "shared": ["libcublasLt.so"],
+            },
+        },
+        "toolkit": "no",
+    },
+    "cudnn": {
+        "headers": [
+            "cudnn",
+        ],
+        "doc": "cuDNN (deep neural network primitives); loads its sub-libraries at run time",
+        "package": "nvidia-cudnn-cu{major}",
+        "strip_prefix": "nvidia/cudnn",
+        "targets": {
+            "cudnn": {
+                # libcudnn_engines_runtime_compiled calls the driver API.
+                "deps": [
+                    "cublas",
+                    "cuda",
+                ],
+                "shared": [
+                    "libcudnn.so",
+                    "libcudnn_*.so",
+                ],
+            },
+        },
+        "toolkit": "no",
+    },
+    "cufft": {
+        "headers": [
+            "cufft",
+        ],
+        "doc": "cuFFT and cuFFTW (fast Fourier transforms)",
+        "package": "nvidia-cufft",
+        "strip_prefix": "nvidia/cu{major}",
+        "targets": {
+            "cufft": {
+                "deps": ["nvjitlink"],
+                "shared": ["libcufft.so"],
+            },
+            "cufftw": {
+                "deps": ["cufft"],
+                "shared": ["libcufftw.so"],
+            },
+        },
+        "toolkit": "no",
+    },
+    "cupti": {
+        "headers": [
+            "cupti",
+            "nvperf_",
+            "generated_",
+            "Openacc",
+            "Openmp",
+            "cuda_stdint.h",
+        ],
+        "doc": "CUPTI (profiling and tracing) and the NVIDIA perf host/target libraries",
+        "package": "nvidia-cuda-cupti",
+        "strip_prefix": "nvidia/cu{major}",
+        "targets": {
+            "cupti": {
+                "shared": ["libcupti.so"],
+            },
+            "nvperf_host": {
+                "shared": ["libnvperf_host.so"],
+            },
+            "nvperf_target": {
+                "shared": ["libnvperf_target.so"],
+            },
+        },
+        "toolkit": "no",
+    },
+    "curand": {
+        "headers": [
+            "curand",
+        ],
+        "doc": "cuRAND (random numbers; curand_kernel.h for device code)",
+        "package": "nvidia-curand",
+        "strip_prefix": "nvidia/cu{major}",
+        "targets": {
+            "curand": {
+                "shared": ["libcurand.so"],
+            },
+        },
+        "toolkit": "no",
+    },
+    "cusolver": {
+        "headers": [
+            "cusolver",
+        ],
+        "doc": "cuSOLVER and cuSOLVERMg (dense and sparse solvers)",
+        "package": "nvidia-cusolver",
+        "strip_prefix": "nvidia/cu{major}",
+        "targets": {
+            "cusolver": {
+                "deps": [
+                    "cublas",
+                    "cusparse",
+                    "nvjitlink",
+                ],
+                "shared": ["libcusolver.so"],
+            },
+            "cusolverMg": {
+                "deps": ["cusolver"],
+                "shared": ["libcusolverMg.so"],
+            },
+        },
+        "toolkit": "no",
+    },
+    "cusparse": {
+        "headers": [
+            "cusparse",
+        ],
+        "doc": "cuSPARSE (sparse linear algebra)",
+        "package": "nvidia-cusparse",
+        "strip_prefix": "nvidia/cu{major}",
+        "targets": {
+            "cusparse": {
+                "deps": ["nvjitlink"],
+                "shared": ["libcusparse.so"],
+            },
+        },
+        "toolkit": "no",
+    },
+    "cuxxfilt": {
+        "doc": "the device-symbol demangler's header (nv_decode.h)",
+        "package": "nvidia-cuda-cuxxfilt",
+        "strip_prefix": "nvidia/cu{major}",
+        "targets": {},
+        "toolkit": "yes",
+    },
+    "nccl": {
+        "headers": [
+            "nccl",
+        ],
+        "doc": "NCCL (collective communication between GPUs)",
+        "package": "nvidia-nccl-cu{major}",
+        "strip_prefix": "nvidia/nccl",
+        "targets": {
+            "nccl": {
+                "shared": ["libnccl.so"],
+            },
+        },
+        "toolkit": "no",
+    },
+    "npp": {
+        "headers": [
+            "npp",
+        ],
+        "doc": "NPP (image and signal processing primitives)",
+        "package": "nvidia-npp",
+        "strip_prefix": "nvidia/cu{major}",
+        "targets": {
+            "npp": {
+                "deps": [
+                    "nppc",
+                    "nppi",
+                    "npps",
+                ],
+            },
+            "nppc": {
+                "shared": ["libnppc.so"],
+            },
+            "nppi": {
+                "deps": [
+                    "nppial",
+                    "nppicc",
+                    "nppidei",
+                    "nppif",
+                    "nppig",
+                    "nppim",
+                    "nppist",
+                    "nppisu",
+                    "nppitc",
+                ],
+            },
+            "nppial": {
+                "deps": ["nppc"],
+                "shared": ["libnppial.so"],
+            },
+            "nppicc": {
+                "deps": ["nppc"],
+                "shared": ["libnppicc.so"],
+            },
+            "nppidei": {
+                "deps": ["nppc"],
+                "shared": ["libnppidei.so"],
+            },
+            "nppif": {
+                "deps": ["nppc"],
+                "shared": ["libnppif.so"],
+            },
+            "nppig": {
+                "deps": ["nppc"],
+                "shared": ["libnppig.so"],
+            },
+            "nppim": {
+                "deps": ["nppc"],
+                "shared": ["libnppim.so"],
+            },
+            "nppist": {
+                "deps": ["nppc"],
+                "shared": ["libnppist.so"],
+            },
+            "nppisu": {
+                "deps": ["nppc"],
+                "shared": ["libnppisu.so"],
+            },
+            "nppitc": {
+                "deps": ["nppc"],
+                "shared": ["libnppitc.so"],
+            },
+            "npps": {
+                "deps": ["nppc"],
+                "shared": ["libnpps.so"],
+            },
+        },
+        "toolkit": "no",
+    },
+    "nvjitlink": {
+        "headers": [
+            "nvJitLink",
+        ],
+        "doc": "nvJitLink (link-time optimization of device code at run time)",
+        "package": "nvidia-nvjitlink",
+        "strip_prefix": "nvidia/cu{major}",
+        "targets": {
+            "nvjitlink": {
+                "shared": ["libnvJitLink.so"],
+            },
+        },
+        "toolkit": "no",
+    },
+    "nvjpeg": {
+        "headers": [
+            "nvjpeg",
+        ],
+        "doc": "nvJPEG (JPEG decoding and encoding)",
+        "package": "nvidia-nvjpeg",
+        "strip_prefix": "nvidia/cu{major}",
+        "targets": {
+            "nvjpeg": {
+                "shared": ["libnvjpeg.so"],
+            },
+        },
+        "toolkit": "no",
+    },
+    "nvml": {
+        "doc": "NVML's header (nvml.h) and a link stub; libnvidia-ml.so.1 comes with the driver",
+        "package": "nvidia-nvml-dev",
+        "strip_prefix": "nvidia/cu{major}",
+        "targets": {
+            "nvml": {
+                "hdrs": ["nvml.h"],
+                "stub": [
+                    "nvml.h",
+                    "libnvidia-ml.so.1",
+                ],
+            },
+        },
+        "toolkit": "yes",
+    },
+    "nvptxcompiler": {
+        "headers": [
+            "nvPTXCompiler",
+        ],
+        "doc": "the PTX compiler library (static)",
+        "package": "nvidia-nvptxcompiler",
+        "strip_prefix": "nvidia/cu{major}",
+        "targets": {
+            "nvptxcompiler": {
+                "static": ["libnvptxcompiler_static.a"],
+            },
+        },
+        "toolkit": "no",
+    },
+    "nvrtc": {
+        "headers": [
+            "nvrtc",
+        ],
+        "doc": "NVRTC (runtime compilation of CUDA C++); loads nvrtc-builtins at run time",
+        "package": "nvidia-cuda-nvrtc",
+        "strip_prefix": "nvidia/cu{major}",
+        "targets": {
+            "nvrtc": {
+                "shared": [
+                    "libnvrtc.so",
+                    "libnvrtc-builtins.so",
+                ],
+            },
+        },
+        "toolkit": "no",
+    },
+    "nvtx": {
+        "doc": "NVTX 3 (header-only annotations for profilers)",
+        "package": "nvidia-nvtx",
+        "strip_prefix": "nvidia/cu{major}",
+        "targets": {
+            "nvtx": {
+                "hdrs": ["nvtx3/**"],
+            },
+        },
+        "toolkit": "yes",
+    },
+    "profiler_api": {
+        "doc": "the profiler control API's headers (cuda_profiler_api.h, cudaProfiler.h)",
+        "package": "nvidia-cuda-profiler-api",
+        "strip_prefix": "nvidia/cu{major}",
+        "targets": {
+            "cuda_profiler_api": {
+                "hdrs": [
+                    "cuda_profiler_api.h",
+                    "cudaProfiler.h",
+                ],
+            },
+        },
+        "toolkit": "yes",
+    },
+}
+
+# Targets of the toolkit repository itself (BUILD.toolkit.tpl), with what they are.
+# rules_cuda's names, plus our own where noted.
+TOOLKIT_TARGETS = {
+    "cccl": "CCCL: libcu++, CUB and Thrust (headers)",
+    "cub": "CUB (headers)",
+    "cuda": "the driver API (cuda.h) with a link stub of libcuda.so.1; the driver provides the library at run time",
+    "cuda_driver": "alias of :cuda",
+    "cuda_headers": "every header of the toolkit's include directory",
+    "cuda_runtime": "the CUDA runtime the rules link: libcudart_static.a (what nvcc links by default)",
+    "cuda_runtime_shared": "the CUDA runtime as a shared library (libcudart.so), shipped in runfiles",
+    "cuda_runtime_static": "alias of :cuda_runtime",
+    "cudadevrt": "the device runtime (libcudadevrt.a)",
+    "libcudacxx": "libcu++ (headers)",
+    "thrust": "Thrust, with CUB (headers)",
+}
