@@ -138,13 +138,14 @@ class RemoteWorker(_Server):
         self.cas_path = os.path.join(root, "cas")
         self.log_path = os.path.join(root, "worker.log")
 
-    def start(self, classes, classpath):
+    def start(self, classes, classpath, port=None):
+        """Starts the server on a free port, or on `port` (a restart where clients expect it)."""
         os.makedirs(self.cas_path, exist_ok=True)
         work = os.path.join(self.root, "work")
         os.makedirs(work, exist_ok=True)
         runfiles = os.path.join(self.root, "runfiles")
         os.makedirs(runfiles, exist_ok=True)
-        self.port = free_port()
+        self.port = port or free_port()
         args = [
             "java", "-cp", classes + ":" + classpath,
             "com.google.devtools.build.remote.worker.RemoteWorker",
