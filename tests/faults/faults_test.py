@@ -91,22 +91,6 @@ def _cas_blob(cache_root, data):
     return os.path.join(cache_root, "cas", digest[:2], digest)
 
 
-def _processes_under(output_base, names):
-    """PIDs of processes named `names` whose working directory is in `output_base` (its sandboxes)."""
-    pids = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open("/proc/%s/comm" % entry) as f:
-                comm = f.read().strip()
-            if comm in names and os.readlink("/proc/%s/cwd" % entry).startswith(os.path.realpath(output_base) + "/"):
-                pids.append(int(entry))
-        except OSError:
-            continue
-    return pids
-
-
 class FaultsTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -235,7 +219,7 @@ class FaultsTest(unittest.TestCase):
         cls.killed_tools = []
         deadline = time.monotonic() + 600
         while time.monotonic() < deadline and build.poll() is None:
-            tools = _processes_under(a.output_base, ("cicc", "ptxas"))
+            tools = reapi.processes_in(a.output_base, ("cicc", "ptxas"))
             if tools:
                 names = []
                 for pid in tools:

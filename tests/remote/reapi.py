@@ -97,6 +97,23 @@ def build_remote_worker(out_dir):
     return classes, cp
 
 
+def processes_in(output_base, names):
+    """PIDs of processes named `names` (e.g. cicc, ptxas) whose working directory is in `output_base`."""
+    base = os.path.realpath(output_base) + "/"
+    pids = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open("/proc/%s/comm" % entry) as f:
+                comm = f.read().strip()
+            if comm in names and os.readlink("/proc/%s/cwd" % entry).startswith(base):
+                pids.append(int(entry))
+        except OSError:
+            continue
+    return pids
+
+
 class _Server:
     """A server process of ours: its loopback address, and stopping it by PID."""
 

@@ -54,6 +54,7 @@ class Spawn:
     inputs: list = dataclasses.field(default_factory=list)
     platform: dict = dataclasses.field(default_factory=dict)  # exec properties, e.g. {"Pool": "large"}
     queue_s: float = 0.0  # remote execution: time queued on the executor before a worker took it
+    worker_s: float = 0.0  # remote execution: the worker's own overhead (input staging, output upload)
     start_s: float = None  # when it started to execute, seconds since the epoch (None: not logged)
 
     @property
@@ -154,6 +155,7 @@ def read_binary_log(path):
                 inputs=[i.path for i in spawn.inputs],
                 platform={p.name: p.value for p in spawn.platform.properties},
                 queue_s=_duration_s(metrics.queue_time),
+                worker_s=_duration_s(metrics.setup_time) + _duration_s(metrics.process_outputs_time),
                 start_s=(metrics.start_time.seconds + metrics.start_time.nanos / 1e9
                          if metrics.HasField("start_time") else None),
             )
@@ -198,6 +200,7 @@ def read_json_log(path):
                 inputs=[i.get("path", "") for i in obj.get("inputs", [])],
                 platform={p.get("name", ""): p.get("value", "") for p in (obj.get("platform") or {}).get("properties", [])},
                 queue_s=_seconds(metrics.get("queueTime")),
+                worker_s=_seconds(metrics.get("setupTime")) + _seconds(metrics.get("processOutputsTime")),
                 start_s=_timestamp_s(metrics.get("startTime")),
             )
         )

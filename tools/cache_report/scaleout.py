@@ -25,6 +25,8 @@ FLAGS = flags.FLAGS
 flags.DEFINE_list("names", None, "A name per log (default: the file names).")
 flags.DEFINE_list("executors", [str(n) for n in scaleout_lib.DEFAULT_EXECUTORS], "Executor counts to simulate.")
 flags.DEFINE_enum("priority", "fifo", list(scaleout_lib.PRIORITIES), "Which ready action an idle executor takes.")
+flags.DEFINE_enum("durations", "execution", list(scaleout_lib.DURATIONS),
+                  "How long each action holds an executor (scaleout_lib.py says what each counts).")
 flags.DEFINE_enum("format", "table", ["table", "csv", "json"], "Output format.")
 flags.DEFINE_integer("waits_at", None, "Also print each stage's simulated queueing at this many executors.")
 flags.DEFINE_bool("measured", False, "Also print each log's recorded span and per-stage remote queue times.")
@@ -53,8 +55,8 @@ def main(argv):
     for name, log in zip(names, logs):
         try:
             spawns = cache_report_lib.read_log(_path(log))
-            curves.append(scaleout_lib.curve(name, spawns, executors, FLAGS.priority))
-            graph = scaleout_lib.build_graph(spawns) if FLAGS.waits_at else None
+            curves.append(scaleout_lib.curve(name, spawns, executors, FLAGS.priority, FLAGS.durations))
+            graph = scaleout_lib.build_graph(spawns, FLAGS.durations) if FLAGS.waits_at else None
         except (OSError, cache_report_lib.LogError) as e:
             print("scaleout: error: %s: %s" % (log, e), file=sys.stderr)
             return 1

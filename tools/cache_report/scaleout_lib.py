@@ -15,6 +15,14 @@ and wall >= the longest chain (the critical path, the sum of durations along
 the most expensive path through the graph). For N = 1 the wall is the total
 work; once N is at least the graph's width, it is the longest chain.
 
+Durations:
+  execution      the spawn's execution wall time (what the tool itself took);
+  worker         for remote execution, plus the worker's own overhead per
+                 action (staging the inputs, uploading the outputs: the log's
+                 setup and process-outputs times), i.e. how long the action
+                 kept its worker busy. Neither includes the scheduler's
+                 latency or Bazel's uploads and downloads.
+
 Priorities:
   fifo           the action that became ready first (ties: log order), as
                  Bazel hands ready actions to its executors;
@@ -32,6 +40,7 @@ import json
 from tools.cache_report import cache_report_lib
 
 PRIORITIES = ("fifo", "critical_path")
+DURATIONS = ("execution", "worker")
 # The executor counts of the published curve: 1, 2, 4, ..., 1024.
 DEFAULT_EXECUTORS = tuple(2 ** k for k in range(11))
 # "Flattened": the wall is within this fraction of the longest chain.
@@ -60,8 +69,10 @@ class Graph:
         return sum(a.duration for a in self.actions)
 
 
-def build_graph(spawns):
+def build_graph(spawns, durations="execution"):
     """The action graph of a log's spawns (cache_report_lib.Spawn), linked by the files they pass."""
+    if durations not in DURATIONS:
+        raise ValueError("durations must be one of %s, not %r" % (", ".join(DURATIONS), durations))
     if not spawns:
         raise cache_report_lib.LogError("the log holds no spawns: nothing to simulate")
     producer = {}
@@ -96,7 +107,8 @@ def build_graph(spawns):
         deps = sorted({j for j in (find(p) for p in s.inputs) if j is not None and j != i})
         for j in deps:
             succs[j].append(i)
-        actions.append(Action(i, s.mnemonic, s.target, s.arch, max(s.wall_s, 0.0), s.cache_hit, tuple(deps)))
+        duration = s.wall_s + (s.worker_s if durations == "worker" else 0.0)
+        actions.append(Action(i, s.mnemonic, s.target, s.arch, max(duration, 0.0), s.cache_hit, tuple(deps)))
     indeg = [len(a.deps) for a in actions]
     order = []
     ready = collections.deque(i for i, d in enumerate(indeg) if d == 0)
@@ -220,8 +232,8 @@ class Curve:
         return None
 
 
-def curve(name, spawns, executors=DEFAULT_EXECUTORS, priority="fifo"):
-    graph = build_graph(spawns)
+def curve(name, spawns, executors=DEFAULT_EXECUTORS, priority="fifo", durations="execution"):
+    graph = build_graph(spawns, durations)
     length, chain = longest_chain(graph)
     walls = {n: simulate(graph, n, priority).wall for n in executors}
     return Curve(name, len(graph.actions), sum(a.cache_hit for a in graph.actions), graph.work, length, chain, walls)

@@ -153,17 +153,27 @@ class ScaleoutTest(unittest.TestCase):
         self.assertEqual(lib.measured_span(spawns), 5.5)  # 10:00:00.5 to 10:00:06
         self.assertEqual(lib.queue_by_stage(spawns), {"A": (1, 0.25, 0.25), "B": (2, 2.0, 1.5)})
 
+    def test_worker_durations_add_the_workers_overhead(self):
+        spawns = read([spawn("A", 2, ["a"], setupTime="0.5s", processOutputsTime="0.25s"),
+                       spawn("B", 1, ["b"], ["a"], setupTime="1s")])
+        self.assertEqual(lib.simulate(lib.build_graph(spawns), 1).wall, 3)
+        self.assertEqual(lib.simulate(lib.build_graph(spawns, "worker"), 1).wall, 4.75)
+        with self.assertRaises(ValueError):
+            lib.build_graph(spawns, "cpu")
+
     def test_binary_log_carries_start_and_queue_times(self):
         msg = execlog_pb2.SpawnExec(command_args=["x"], listed_outputs=[OUT + "a"], mnemonic="A")
         msg.metrics.execution_wall_time.FromNanoseconds(2 * 10 ** 9)
         msg.metrics.queue_time.FromNanoseconds(750 * 10 ** 6)
+        msg.metrics.setup_time.FromNanoseconds(100 * 10 ** 6)
+        msg.metrics.process_outputs_time.FromNanoseconds(150 * 10 ** 6)
         msg.metrics.start_time.FromNanoseconds(1764000000 * 10 ** 9 + 250 * 10 ** 6)
         body = msg.SerializeToString()
         fd, path = tempfile.mkstemp(dir=os.environ.get("TEST_TMPDIR"))
         with os.fdopen(fd, "wb") as f:
             f.write(bytes([len(body)]) + body)
         [s] = cache_report_lib.read_log(path)
-        self.assertEqual((s.wall_s, s.queue_s, s.start_s), (2.0, 0.75, 1764000000.25))
+        self.assertEqual((s.wall_s, s.queue_s, s.start_s, s.worker_s), (2.0, 0.75, 1764000000.25, 0.25))
 
 
 if __name__ == "__main__":
