@@ -54,7 +54,13 @@ class Spawn:
     inputs: list = dataclasses.field(default_factory=list)
     platform: dict = dataclasses.field(default_factory=dict)  # exec properties, e.g. {"Pool": "large"}
     queue_s: float = 0.0  # remote execution: time queued on the executor before a worker took it
-    worker_s: float = 0.0  # remote execution: the worker's own overhead (input staging, output upload)
+    setup_s: float = 0.0  # remote execution: the worker staging the inputs before the command starts
+    outputs_s: float = 0.0  # remote execution: the worker uploading the outputs after it ends
+
+    @property
+    def worker_s(self):
+        """The worker's own time around the command (remote execution)."""
+        return self.setup_s + self.outputs_s
     start_s: float = None  # when it started to execute, seconds since the epoch (None: not logged)
 
     @property
@@ -155,7 +161,8 @@ def read_binary_log(path):
                 inputs=[i.path for i in spawn.inputs],
                 platform={p.name: p.value for p in spawn.platform.properties},
                 queue_s=_duration_s(metrics.queue_time),
-                worker_s=_duration_s(metrics.setup_time) + _duration_s(metrics.process_outputs_time),
+                setup_s=_duration_s(metrics.setup_time),
+                outputs_s=_duration_s(metrics.process_outputs_time),
                 start_s=(metrics.start_time.seconds + metrics.start_time.nanos / 1e9
                          if metrics.HasField("start_time") else None),
             )
@@ -200,7 +207,8 @@ def read_json_log(path):
                 inputs=[i.get("path", "") for i in obj.get("inputs", [])],
                 platform={p.get("name", ""): p.get("value", "") for p in (obj.get("platform") or {}).get("properties", [])},
                 queue_s=_seconds(metrics.get("queueTime")),
-                worker_s=_seconds(metrics.get("setupTime")) + _seconds(metrics.get("processOutputsTime")),
+                setup_s=_seconds(metrics.get("setupTime")),
+                outputs_s=_seconds(metrics.get("processOutputsTime")),
                 start_s=_timestamp_s(metrics.get("startTime")),
             )
         )

@@ -239,9 +239,14 @@ def curve(name, spawns, executors=DEFAULT_EXECUTORS, priority="fifo", durations=
     return Curve(name, len(graph.actions), sum(a.cache_hit for a in graph.actions), graph.work, length, chain, walls)
 
 
-def measured_span(spawns):
-    """Seconds from the first spawn's start to the last one's end, from the log's start times (None if not logged)."""
-    times = [(s.start_s, s.start_s + s.wall_s) for s in spawns if s.start_s is not None and not s.cache_hit]
+def measured_span(spawns, durations="execution"):
+    """Seconds from the first spawn's start to the last one's end, from the log's start times (None if not logged).
+
+    durations="worker": from the first worker's input staging to the last one's output upload.
+    """
+    worker = durations == "worker"
+    times = [(s.start_s - (s.setup_s if worker else 0.0), s.start_s + s.wall_s + (s.outputs_s if worker else 0.0))
+             for s in spawns if s.start_s is not None and not s.cache_hit]
     if not times:
         return None
     return max(end for _, end in times) - min(start for start, _ in times)

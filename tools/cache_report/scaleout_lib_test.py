@@ -151,6 +151,8 @@ class ScaleoutTest(unittest.TestCase):
             spawn("B", 1, ["c"], ["a"], startTime="2026-11-24T10:00:02.5Z", queueTime="0.5s"),
         ])
         self.assertEqual(lib.measured_span(spawns), 5.5)  # 10:00:00.5 to 10:00:06
+        spawns[0].setup_s, spawns[1].outputs_s = 0.25, 0.5
+        self.assertEqual(lib.measured_span(spawns, "worker"), 6.25)  # 10:00:00.25 to 10:00:06.5
         self.assertEqual(lib.queue_by_stage(spawns), {"A": (1, 0.25, 0.25), "B": (2, 2.0, 1.5)})
 
     def test_worker_durations_add_the_workers_overhead(self):

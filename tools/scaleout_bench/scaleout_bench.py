@@ -104,6 +104,7 @@ def _measure(runner, cluster, workers, staged, rep):
     result = {
         "name": name, "staged": staged, "workers": workers, "rep": rep, "log": log, "load_before": load,
         "bazel_wall_s": wall, "span_s": scaleout_lib.measured_span(spawns),
+        "worker_span_s": scaleout_lib.measured_span(spawns, "worker"),
         "simulated_s": scaleout_lib.simulate(graph, workers).wall,
         "simulated_worker_s": scaleout_lib.simulate(busy, workers).wall,
         "queued_s": sum(s.queue_s for s in spawns), "worker_overhead_s": sum(s.worker_s for s in spawns),
@@ -112,28 +113,28 @@ def _measure(runner, cluster, workers, staged, rep):
         "runners": sorted({s.runner for s in spawns}),
         "stages": _stage_table(spawns),
     }
-    print("%s: Bazel %.1f s, span %.1f s, simulated %.1f s (with the workers' overhead %.1f s), work %.1f s, "
-          "longest chain %.1f s, runners %s" % (name, wall, result["span_s"] or 0, result["simulated_s"],
-                                                result["simulated_worker_s"], graph.work, chain,
-                                                ", ".join(result["runners"])), flush=True)
+    print("%s: Bazel %.1f s; span %.1f s, simulated %.1f s; with the workers' overhead: span %.1f s, simulated "
+          "%.1f s; work %.1f s, longest chain %.1f s, runners %s" % (
+              name, wall, result["span_s"] or 0, result["simulated_s"], result["worker_span_s"] or 0,
+              result["simulated_worker_s"], graph.work, chain, ", ".join(result["runners"])), flush=True)
     return result
 
 
 def _tables(results):
-    lines = ["| build | workers | rep | Bazel wall | span (log) | simulated: execution | simulated: + worker overhead "
-             "| ÷ span | simulated from the 1-worker log (+ overhead) | work | worker overhead | queued | "
-             "longest chain | load before |",
-             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    lines = ["| build | workers | rep | Bazel wall | span: execution | simulated: execution | span: + worker overhead "
+             "| simulated: + worker overhead | ÷ span | simulated from the 1-worker log (+ overhead) | work | "
+             "worker overhead | queued | longest chain | load before |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     one = {(r["staged"], r["rep"]): r for r in results if r["workers"] == 1}
     for r in results:
         base = one.get((r["staged"], r["rep"]))
         from_one = (scaleout_lib.simulate(scaleout_lib.build_graph(cache_report_lib.read_log(base["log"]), "worker"),
                                           r["workers"]).wall if base else None)
-        lines.append("| %s | %d | %d | %.1f s | %.1f s | %.1f s | %.1f s | %.2f | %s | %.1f s | %.1f s | %.1f s "
-                     "| %.1f s | %.2f |" % (
+        lines.append("| %s | %d | %d | %.1f s | %.1f s | %.1f s | %.1f s | %.1f s | %.2f | %s | %.1f s | %.1f s "
+                     "| %.1f s | %.1f s | %.2f |" % (
                          "staged" if r["staged"] else "staged = False", r["workers"], r["rep"], r["bazel_wall_s"],
-                         r["span_s"] or 0, r["simulated_s"], r["simulated_worker_s"],
-                         r["simulated_worker_s"] / r["span_s"] if r["span_s"] else 0,
+                         r["span_s"] or 0, r["simulated_s"], r["worker_span_s"] or 0, r["simulated_worker_s"],
+                         r["simulated_worker_s"] / r["worker_span_s"] if r["worker_span_s"] else 0,
                          "%.1f s" % from_one if from_one is not None else "-", r["work_s"], r["worker_overhead_s"],
                          r["queued_s"], r["longest_chain_s"], r["load_before"]))
     for r in results:
