@@ -125,8 +125,8 @@ class _Server:
         return "grpc://127.0.0.1:%d" % self.port
 
     def _launch(self, args, log_path, env=None):
-        log = open(log_path, "ab")
-        self.proc = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+        with open(log_path, "ab") as log:  # the child keeps its own copy of the descriptor
+            self.proc = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True)
         try:
             wait_for_port(self.port, self.proc)
         except FixtureError:
