@@ -13,9 +13,9 @@ reads Bazel's execution log:
    afterwards equals a local build's byte for byte.
 3. Faults: the server is stopped in the middle of a build with
    --remote_cache and --remote_local_fallback (once cicc or ptxas runs), and
-   started again on the same port a second later: the build still succeeds, its device code equals a local
-   build's, it uploads to the restarted server, and a clean build served by
-   that server gets the same cubin. A CAS blob (a cubin) is corrupted on the
+   started again on the same port a second later: the build still succeeds,
+   its device code equals a local build's, it uploads to the restarted
+   server, and a clean build served by that server gets the same cubin. A CAS blob (a cubin) is corrupted on the
    server's disk: the next build never produces a wrong cubin.
 4. Scenario 1 again with BuildGrid as the remote cache.
 """
