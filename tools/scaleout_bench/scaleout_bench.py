@@ -63,7 +63,8 @@ class Runner:
     def bazel(self, *args, check=True):
         cmd = [FLAGS.bazel, "--output_base=" + self.output_base, args[0]]
         if args[0] not in ("clean", "shutdown"):
-            cmd += _offline_flags() + ["--noshow_progress"]
+            # --symlink_prefix=/: leave the workspace's bazel-* links to the user's own output base.
+            cmd += _offline_flags() + ["--noshow_progress", "--symlink_prefix=/"]
         cmd += list(args[1:])
         proc = subprocess.run(cmd, cwd=self.workspace, capture_output=True, text=True)
         if check and proc.returncode != 0:
