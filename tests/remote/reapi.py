@@ -97,6 +97,23 @@ def build_remote_worker(out_dir):
     return classes, cp
 
 
+def processes_in(output_base, names):
+    """PIDs of processes named `names` (e.g. cicc, ptxas) whose working directory is in `output_base`."""
+    base = os.path.realpath(output_base) + "/"
+    pids = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open("/proc/%s/comm" % entry) as f:
+                comm = f.read().strip()
+            if comm in names and os.readlink("/proc/%s/cwd" % entry).startswith(base):
+                pids.append(int(entry))
+        except OSError:
+            continue
+    return pids
+
+
 class _Server:
     """A server process of ours: its loopback address, and stopping it by PID."""
 
@@ -108,8 +125,8 @@ class _Server:
         return "grpc://127.0.0.1:%d" % self.port
 
     def _launch(self, args, log_path, env=None):
-        log = open(log_path, "ab")
-        self.proc = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+        with open(log_path, "ab") as log:  # the child keeps its own copy of the descriptor
+            self.proc = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True)
         try:
             wait_for_port(self.port, self.proc)
         except FixtureError:
@@ -138,13 +155,14 @@ class RemoteWorker(_Server):
         self.cas_path = os.path.join(root, "cas")
         self.log_path = os.path.join(root, "worker.log")
 
-    def start(self, classes, classpath):
+    def start(self, classes, classpath, port=None):
+        """Starts the server on a free port, or on `port` (a restart where clients expect it)."""
         os.makedirs(self.cas_path, exist_ok=True)
         work = os.path.join(self.root, "work")
         os.makedirs(work, exist_ok=True)
         runfiles = os.path.join(self.root, "runfiles")
         os.makedirs(runfiles, exist_ok=True)
-        self.port = free_port()
+        self.port = port or free_port()
         args = [
             "java", "-cp", classes + ":" + classpath,
             "com.google.devtools.build.remote.worker.RemoteWorker",

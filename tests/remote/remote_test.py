@@ -12,8 +12,10 @@ reads Bazel's execution log:
    runs on the executor (runner "remote"), none locally; the binary fetched
    afterwards equals a local build's byte for byte.
 3. Faults: the server is stopped in the middle of a build with
-   --remote_cache and --remote_local_fallback: the build still succeeds and its
-   device code equals a local build's. A CAS blob (a cubin) is corrupted on the
+   --remote_cache and --remote_local_fallback (once cicc or ptxas runs), and
+   started again on the same port a second later: the build still succeeds,
+   its device code equals a local build's, it uploads to the restarted
+   server, and a clean build served by that server gets the same cubin. A CAS blob (a cubin) is corrupted on the
    server's disk: the next build never produces a wrong cubin.
 4. Scenario 1 again with BuildGrid as the remote cache.
 """
@@ -90,10 +92,20 @@ class RemoteTest(unittest.TestCase):
             cls.dev.bazel("clean")
             build = cls.dev.start("build", "--//cuda_rules:archs=sm_87,sm_120", remote_cache, "--remote_download_all",
                                   "--remote_local_fallback", "--remote_retries=1", "--remote_timeout=10", EXAMPLES)
-            time.sleep(8)
+            # It stops once the build compiles device code (a cicc or ptxas of this output base runs) ...
+            deadline = time.monotonic() + 300
+            while (time.monotonic() < deadline and build.poll() is None
+                   and not reapi.processes_in(cls.dev.output_base, ("cicc", "ptxas"))):
+                time.sleep(0.05)
             cls.stopped_during_build = build.poll() is None
             cls.worker.stop()
+            # ... and comes back on the same port while the build still runs.
+            time.sleep(1)
+            cls.restarted_during_build = build.poll() is None
+            cls.worker.start(classes, classpath, port=cls.worker.port)
+            cls.blobs_at_restart = len(cls.worker.blobs())
             cls.fallback_output = build.communicate(timeout=600)[0]
+            cls.blobs_after_build = len(cls.worker.blobs())
             cls.fallback_status = build.returncode
             if cls.fallback_status == 0:
                 cls.fallback_cubin = cls.dev.file(_examples(cls.dev, CUBIN.format(a="87")))
@@ -101,8 +113,13 @@ class RemoteTest(unittest.TestCase):
                 cls.fallback_cubin = None
             cls.ci.bazel("build", "--//cuda_rules:archs=sm_87,sm_120", EXAMPLES)
             cls.reference_cubin_87 = cls.ci.file(_examples(cls.ci, CUBIN.format(a="87")))
-            # 3b. A corrupted blob on the server's disk.
-            cls.worker.start(classes, classpath)
+            cls.reference_outputs = cls.ci.cuda_outputs()
+            # Nothing wrong was stored around the outage: a clean build served by the restarted server.
+            cls.dev.bazel("clean")
+            cls.dev.bazel("build", "--//cuda_rules:archs=sm_87,sm_120", remote_cache, "--remote_download_all",
+                          "--execution_log_binary_file=" + _log(tmp, "after_restart"), EXAMPLES)
+            cls.after_restart_outputs = cls.dev.cuda_outputs()
+            # 3b. A corrupted blob on the server's disk (the server restarted in 3a).
             cls.ci.bazel("clean")
             cls.ci.bazel("build", "--//cuda_rules:archs=sm_80", remote_cache, "--remote_download_all", DEMO)
             good = cls.ci.file(_examples(cls.ci, CUBIN.format(a="80")))
@@ -175,9 +192,24 @@ class RemoteTest(unittest.TestCase):
     def test_build_survives_the_cache_server_stopping(self):
         self.assertTrue(self.stopped_during_build, "the build ended before the server was stopped")
         self.assertEqual(self.fallback_status, 0, self.fallback_output[-3000:])
-        print("\nbuild with the cache server stopped after 8 s: %s" % " | ".join(
+        print("\nbuild with the cache server stopped while cicc ran: %s" % " | ".join(
             line for line in self.fallback_output.splitlines() if "WARNING" in line and "emote" in line)[:600])
         self.assertEqual(self.fallback_cubin, self.reference_cubin_87)
+
+    def test_build_survives_the_cache_server_restarting(self):
+        self.assertTrue(self.restarted_during_build, "the build ended before the server came back")
+        self.assertEqual(self.fallback_status, 0, self.fallback_output[-3000:])
+        # The rest of the build uploaded its results to the restarted server.
+        self.assertGreater(self.blobs_after_build, self.blobs_at_restart)
+        # A clean build from it is served (at least what ran after the restart,
+        # the last stages of the build) and equals a local build byte for byte.
+        spawns = cache_report_lib.read_log(_log(self.tmp, "after_restart"))
+        hits = [s for s in spawns if s.mnemonic.startswith("Cuda") and s.runner == "remote cache hit"]
+        self.assertTrue(hits, "the clean build after the outage got nothing from the restarted server")
+        cubin = [p for p in self.after_restart_outputs if p.endswith("sm_87/vector_add.cubin")]
+        self.assertEqual(len(cubin), 1, sorted(self.after_restart_outputs)[:20])
+        self.assertEqual([p for p in self.after_restart_outputs
+                          if self.reference_outputs.get(p) != self.after_restart_outputs[p]], [])
 
     def test_a_corrupted_blob_never_yields_a_wrong_cubin(self):
         self.assertGreater(self.corrupted, 0, "the cubin's blob was not found in the server's CAS")

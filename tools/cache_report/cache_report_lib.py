@@ -12,6 +12,7 @@ per-arch outputs live under .../compute_XX/ (device preprocess, cicc),
 import collections
 import csv
 import dataclasses
+import datetime
 import io
 import json
 import re
@@ -41,6 +42,15 @@ class Spawn:
     digest: str = ""  # the action key (Bazel's digest of the spawn)
     inputs: list = dataclasses.field(default_factory=list)
     platform: dict = dataclasses.field(default_factory=dict)  # exec properties, e.g. {"Pool": "large"}
+    queue_s: float = 0.0  # remote execution: time queued on the executor before a worker took it
+    setup_s: float = 0.0  # remote execution: the worker staging the inputs before the command starts
+    outputs_s: float = 0.0  # remote execution: the worker uploading the outputs after it ends
+
+    @property
+    def worker_s(self):
+        """The worker's own time around the command (remote execution)."""
+        return self.setup_s + self.outputs_s
+    start_s: float = None  # when it started to execute, seconds since the epoch (None: not logged)
 
     @property
     def arch(self):
@@ -58,6 +68,17 @@ class Spawn:
 def _seconds(value):
     m = _SECONDS.match(value or "")
     return float(m.group(1)) if m else 0.0
+
+
+def _timestamp_s(value):
+    """Seconds since the epoch of an RFC 3339 timestamp (protobuf's JSON form), or None."""
+    if not value:
+        return None
+    m = re.match(r"^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(\.\d+)?Z$", value)
+    if not m:
+        return None
+    whole = datetime.datetime.strptime(m.group(1), "%Y-%m-%dT%H:%M:%S").replace(tzinfo=datetime.timezone.utc)
+    return whole.timestamp() + (float(m.group(2)) if m.group(2) else 0.0)
 
 
 def read_log(path):
@@ -128,6 +149,11 @@ def read_binary_log(path):
                 digest=spawn.digest.hash,
                 inputs=[i.path for i in spawn.inputs],
                 platform={p.name: p.value for p in spawn.platform.properties},
+                queue_s=_duration_s(metrics.queue_time),
+                setup_s=_duration_s(metrics.setup_time),
+                outputs_s=_duration_s(metrics.process_outputs_time),
+                start_s=(metrics.start_time.seconds + metrics.start_time.nanos / 1e9
+                         if metrics.HasField("start_time") else None),
             )
         )
         pos = end
@@ -169,6 +195,10 @@ def read_json_log(path):
                 digest=(obj.get("digest") or {}).get("hash", ""),
                 inputs=[i.get("path", "") for i in obj.get("inputs", [])],
                 platform={p.get("name", ""): p.get("value", "") for p in (obj.get("platform") or {}).get("properties", [])},
+                queue_s=_seconds(metrics.get("queueTime")),
+                setup_s=_seconds(metrics.get("setupTime")),
+                outputs_s=_seconds(metrics.get("processOutputsTime")),
+                start_s=_timestamp_s(metrics.get("startTime")),
             )
         )
     return spawns
