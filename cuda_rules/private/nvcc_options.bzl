@@ -103,3 +103,23 @@ def check_nvcc_options(label, attr_name, options, staged):
             why = why,
             fix = fix,
         ))
+
+# Options of a device link (rules_cuda's `linkopts` are nvcc -dlink options).
+_DEVICE_LINK_OPTIONS = ["-Xnvlink", "--nvlink-options", "-dlto", "--dlink-time-opt", "-dlink", "--device-link"]
+
+def check_link_options(label, linkopts):
+    """Fails analysis if host linker options (linkopts) hold options of nvcc's device link.
+
+    rules_cuda's `linkopts` are options of the device link; these rules follow
+    the C++ rules (host linker options) and take device link options in `dlinkopts`.
+
+    Args:
+      label: the target, for the message.
+      linkopts: list of strings.
+    """
+    for opt in linkopts:
+        name = _option_name(opt)
+        if name in _DEVICE_LINK_OPTIONS:
+            fail(("{label}: '{opt}' in `linkopts` is an option of nvcc's device link, but `linkopts` (and " +
+                  "`host_linkopts`) are the host linker's here, as in the C++ rules. Fix: move it to `dlinkopts` " +
+                  "(rules_cuda's `linkopts` are device link options).").format(label = label, opt = opt))

@@ -5,7 +5,8 @@ visibility(["//cuda_rules/...", "//tests/..."])
 CudaInfo = provider(
     doc = "Device code a cuda_library produced, per source and arch.",
     fields = {
-        "objects": "depset of File: host objects (one per .cu), each embedding a fatbinary.",
+        "objects": "depset of File: the objects of the target's .cu files (one per .cu, each embedding a fatbinary), " +
+                   "and of the cuda_objects it archives.",
         "ptx": "depset of File: PTX per virtual arch (compute_XX/<stem>.ptx).",
         "cubins": "depset of File: cubins per real arch (compute_XX/sm_YY/<stem>.cubin).",
         "fatbins": "depset of File: the fatbinary of each source (<stem>.fatbin).",
@@ -13,10 +14,23 @@ CudaInfo = provider(
         "pinned_arch_list": "string: the __CUDA_ARCH_LIST__ every stage was given, the shipped set's (e.g. \"750,800,860,900\"), " +
                             "or \"\" when it is nvcc's own (the compiled archs': archs outside the shipped set, or staged = False).",
         "rdc": "bool: the target's device code is relocatable (rdc = True) and must be device-linked.",
-        "device_link_inputs": "list of struct(arch, kind, image, script, object, label, src): this target's own relocatable device " +
-                              "code per source and arch, what a device link reads. arch: sm_NN; kind: elf (a relocatable " +
-                              "cubin), nvvm (LTO IR) or object (the whole host object, staged = False); script: " +
-                              "the source's plan/device_object.sh, which wraps an image as nvcc's objects carry it; object: the source's host object.",
+        "device_link_inputs": "list of struct(arch, kind, image, script, object, label, src, marker): this target's own " +
+                              "relocatable device code (and its cuda_objects') per source and arch, what a device link " +
+                              "reads. arch: sm_NN; kind: elf (a relocatable cubin), nvvm (LTO IR) or object (the whole " +
+                              "host object, staged = False); script: the source's plan/device_object.sh, which wraps an " +
+                              "image as nvcc's objects carry it; object: the source's object; marker: the symbol every " +
+                              "device link of the source defines (\"\" for none).",
+    },
+)
+
+CudaObjectsInfo = provider(
+    doc = "The objects of a cuda_objects target (and of the cuda_objects below it), for the cuda_library that archives them.",
+    fields = {
+        "whole": "depset of File: objects of whole-program device code, for a cuda_library without rdc; None when the " +
+                 "target (or one below) compiles LTO archs, which need rdc.",
+        "label": "Label: the cuda_objects target, for messages.",
+        "relocatable": "depset of File: objects of relocatable device code, for a cuda_library(rdc = True).",
+        "device_link_inputs": "depset of struct: the relocatable code per source and arch, as CudaInfo.device_link_inputs.",
     },
 )
 

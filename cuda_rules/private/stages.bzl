@@ -35,6 +35,7 @@ PLAN_OUTPUTS = [
 
 LINK_PLAN_OUTPUTS = [
     struct(key = "nvcc_args", pattern = "plan/nvcc_args.json", lto_pattern = ""),
+    struct(key = "markers", pattern = "plan/markers.h", lto_pattern = ""),
 ]
 
 # One .cu file compiled in stages (cuda_library, cuda_objects).

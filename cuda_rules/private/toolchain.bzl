@@ -88,3 +88,13 @@ cuda_toolkit_files = rule(
     doc = "The selected toolkit's nvcc and everything it runs or reads, device linking included (for tests and tools that run nvcc).",
     toolchains = CUDA_TOOLCHAINS,
 )
+
+def _cuda_toolchain_runtime_impl(ctx):
+    return [find_cuda_toolchain(ctx).runtime]
+
+cuda_toolchain_runtime = rule(
+    implementation = _cuda_toolchain_runtime_impl,
+    doc = "The selected toolkit's CUDA runtime (static, what nvcc links by default): the default of //cuda_rules:runtime.",
+    toolchains = CUDA_TOOLCHAINS,
+    provides = [CcInfo],
+)

@@ -31,13 +31,38 @@ class StageGraphTest(unittest.TestCase):
         checked = 0
         for graph in _graphs():
             actions = graph["actions"]
-            layouts = [layout_lib.compile_layout_from_json(json.loads(a["content"]), graph["label"]) for a in actions if "content" in a]
+            written = [json.loads(a["content"]) for a in actions if "content" in a]
+            # A source's layout names it; a device link's (rdc libraries) names its inputs.
+            layouts = [layout_lib.compile_layout_from_json(w, graph["label"]) for w in written if "src" in w]
+            links = [layout_lib.link_layout_from_json(w, graph["label"]) for w in written if "inputs" in w]
+            self.assertEqual(len(layouts) + len(links), len(written))
             self.assertTrue(layouts, "%s wrote no layout" % graph["label"])
+            for link in links:
+                with self.subTest(target=graph["label"], device_link=link.name):
+                    self._check_link(link, actions)
             for layout in layouts:
                 with self.subTest(target=graph["label"], src=layout.src_short_path):
                     self._check(layout, actions)
                     checked += 1
         self.assertGreaterEqual(checked, 3)
+
+    def _check_link(self, link, actions):
+        """A device link's actions: one per link stage instance, the table's mnemonic and outputs."""
+        key_of = {path: key for key, path in link.files.items()}
+        mine = [a for a in actions if any(p in key_of for p in a["outputs"])]
+        expected = {}
+        for stage in stages.LINK_STAGES:
+            for inst in stages.instances(stage, link_archs=link.archs):
+                outputs = sorted(stages.instance_key(o.key, inst) for o in stage.outputs)
+                expected[tuple(outputs)] = stage.mnemonic
+        expected[tuple(sorted(o.key for o in stages.LINK_PLAN_OUTPUTS))] = None  # CudaPlan, with the scripts
+        seen = {}
+        for a in mine:
+            keys = tuple(sorted(key_of[p] for p in a["outputs"] if p in key_of))
+            self.assertIn(keys, expected, "outputs of a %s action" % a["mnemonic"])
+            self.assertEqual(a["mnemonic"], expected[keys] or stages.PLAN_MNEMONIC)
+            seen[keys] = True
+        self.assertEqual(sorted(seen), sorted(expected))
 
     def _check(self, layout, actions):
         key_of = {path: key for key, path in layout.files.items()}

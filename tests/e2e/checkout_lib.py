@@ -154,11 +154,11 @@ class Checkout:
             return f.read()
 
     def cuda_outputs(self):
-        """{path relative to bazel-bin: sha256} of every cuda_library stage output."""
+        """{path relative to bazel-bin: sha256} of every stage output (compiles, cuda_objects' rdc ones, device links)."""
         bin_dir = self.bazel("info", "bazel-bin").strip()
         out = {}
         for dirpath, _, files in os.walk(bin_dir):
-            if "/_cuda/" not in dirpath + "/":
+            if not any(d in dirpath + "/" for d in ("/_cuda/", "/_cuda_rdc/", "/_cuda_dlink/")):
                 continue
             for name in files:
                 if name.endswith(CUDA_OUTPUT_SUFFIXES):

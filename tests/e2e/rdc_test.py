@@ -14,6 +14,11 @@
 4. Bad input: a __device__ function defined in two rdc libraries, and rdc code
    calling a device function of a library that is not rdc, each fail at the
    device link with nvlink's message naming the targets and sources, and a fix.
+5. Links that cannot work name the source: a cc_binary over two rdc libraries
+   that share rdc code (each device-links it) fails with "multiple definition
+   of `rules_cuda_stages__device_linked_twice__<target>__<source>`" and builds
+   through one cuda_device_link; relocatable objects that nothing device-links
+   fail with "undefined reference to `rules_cuda_stages__no_device_link_for__...`".
 """
 
 import os
@@ -40,8 +45,8 @@ class RdcTest(unittest.TestCase):
             cls.two.bazel("build", "--disk_cache=" + os.path.join(tmp, "disk_cache_two"), *TARGETS)
             cls.one_outputs = cls.one.cuda_outputs()
             cls.two_outputs = cls.two.cuda_outputs()
-            cls.lto_cubin = cls.one.file("tests/rdc/_cuda/lto_dlink/dlink/sm_90/lto_dlink.cubin")
-            cls.nolto_cubin = cls.one.file("tests/rdc/_cuda/nolto_dlink/dlink/sm_90/nolto_dlink.cubin")
+            cls.lto_cubin = cls.one.file("tests/rdc/_cuda_dlink/lto_dlink/sm_90/lto_dlink.cubin")
+            cls.nolto_cubin = cls.one.file("tests/rdc/_cuda_dlink/nolto_dlink/sm_90/nolto_dlink.cubin")
 
             path = os.path.join(cls.one.dir, LTO_EDITED)
             with open(path) as f:
@@ -54,6 +59,9 @@ class RdcTest(unittest.TestCase):
 
             cls.duplicate_error = cls.two.bazel_fails("build", "//tests/e2e/broken:duplicate_device_symbol")
             cls.not_rdc_error = cls.two.bazel_fails("build", "//tests/e2e/broken:uses_not_rdc")
+            cls.twice_error = cls.two.bazel_fails("build", "//tests/e2e/broken:shared_device_linked_twice")
+            cls.two.bazel("build", "//tests/e2e/broken:shared_device_linked_once")
+            cls.never_error = cls.two.bazel_fails("build", "//tests/e2e/broken:never_device_linked")
         finally:
             for checkout in (cls.one, cls.two):
                 try:
@@ -69,7 +77,7 @@ class RdcTest(unittest.TestCase):
         # device link's registration list and stub that name that id.
         different = [p for p in self.one_outputs if self.one_outputs[p] != self.two_outputs[p] and "unstaged" not in p]
         self.assertEqual(different, [], "outputs that differ between checkouts")
-        dlink = [p for p in self.one_outputs if "/dlink/" in p]
+        dlink = [p for p in self.one_outputs if "/_cuda_dlink/" in p]
         kinds = {os.path.splitext(p)[1] for p in dlink}
         self.assertTrue({".cubin", ".c", ".fatbin", ".o"} <= kinds, kinds)
         self.assertTrue(any(p.endswith(".ltoir") for p in self.one_outputs))
@@ -82,7 +90,7 @@ class RdcTest(unittest.TestCase):
         # the same), and the device link.
         for mnemonic, output in misses:
             self.assertTrue(
-                stem in output or "/dlink/" in output,
+                stem in output or "/_cuda_dlink/" in output,
                 "%s %s re-ran, but it does not depend on the edited file" % (mnemonic, output),
             )
         dlinks = sorted(os.path.basename(os.path.dirname(o)) for m, o in misses if m == "CudaDeviceLink")
@@ -118,6 +126,21 @@ class RdcTest(unittest.TestCase):
         self.assertIn("not relocatable", err)
         self.assertIn("//tests/e2e/broken:not_rdc", err)
         self.assertIn("set rdc = True", err)
+
+
+    def test_code_device_linked_twice_is_named(self):
+        self.assertIn(
+            "multiple definition of `rules_cuda_stages__device_linked_twice__tests_e2e_broken_shared_common__"
+            "tests_e2e_broken_shared_common_cu'",
+            self.twice_error,
+        )
+
+    def test_code_never_device_linked_is_named(self):
+        self.assertIn(
+            "undefined reference to `rules_cuda_stages__no_device_link_for__tests_e2e_broken_never_linked_objects__"
+            "tests_e2e_broken_never_linked_cu'",
+            self.never_error,
+        )
 
 
 if __name__ == "__main__":

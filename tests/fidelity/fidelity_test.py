@@ -276,7 +276,7 @@ def main(argv):
     del argv
     root = _runfiles_root()
     if FLAGS.device_link:
-        pattern = os.path.join(root, "_main", FLAGS.package, "_cuda", FLAGS.device_link, "dlink", "plan", "layout.json")
+        pattern = os.path.join(root, "_main", FLAGS.package, "_cuda_dlink", FLAGS.device_link, "plan", "layout.json")
         return _report(root, sorted(glob.glob(pattern)), pattern, compare_device_link)
     pattern = os.path.join(root, "_main", FLAGS.package, "_cuda", FLAGS.target, "**", "plan", "layout.json")
     layouts = sorted(glob.glob(pattern, recursive=True))

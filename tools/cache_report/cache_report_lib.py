@@ -6,7 +6,7 @@ or by `--execution_log_json_file` (a stream of JSON SpawnExec objects). Each
 spawn is attributed to a stage (its mnemonic) and an arch, read from its
 output paths with the stage table's path patterns (tools/nvcc_plan/stages.py):
 per-arch outputs live under .../compute_XX/ (device preprocess, cicc),
-.../compute_XX/sm_YY/ (ptxas) and .../dlink/sm_YY/ (device link).
+.../compute_XX/sm_YY/ (ptxas) and .../_cuda_dlink/<target>/sm_YY/ (device link).
 """
 
 import collections

@@ -236,12 +236,23 @@ def embed_script(layout, exports, host_cc, machine_flags, module_id):
     lines += ['tmp="$(mktemp -d)"', "trap 'rm -rf \"$tmp\"' EXIT"]
     source = shlex.quote(layout.files["fatbin_c"])
     if layout.rdc:
-        lines.append("%s \"$tmp/fatbin.o\" < %s" % (" ".join(shlex.quote(a) for a in compile_c), source))
+        extra = []
+        if layout.link_marker:
+            # The object needs what every device link of it defines: a link without one names the fix.
+            extra.append(
+                'extern char %s __attribute__((visibility("hidden"))); '
+                "static char *const __rules_cuda_stages_device_link_check __attribute__((used)) = &%s;"
+                % (layout.link_marker, layout.link_marker)
+            )
     else:
+        extra = [alias]
+    if extra:
         lines.append(
             "{ cat %s; printf '%%s\\n' %s; } | %s \"$tmp/fatbin.o\""
-            % (source, shlex.quote(alias), " ".join(shlex.quote(a) for a in compile_c))
+            % (source, " ".join(shlex.quote(e) for e in extra), " ".join(shlex.quote(a) for a in compile_c))
         )
+    else:
+        lines.append("%s \"$tmp/fatbin.o\" < %s" % (" ".join(shlex.quote(a) for a in compile_c), source))
     link = [host_cc, "-r", "-nostdlib", "-o", layout.files["obj"], layout.files["host_obj"]]
     lines.append(" ".join(shlex.quote(a) for a in link) + ' "$tmp/fatbin.o"')
     return "\n".join(lines) + "\n"

@@ -12,6 +12,7 @@ without every CudaPlan action saying so.
 import dataclasses
 import json
 import os
+import re
 
 from tools.nvcc_plan import stages
 
@@ -71,6 +72,9 @@ class CompileLayout:
     toolkit_root: str  # the toolkit as every stage names it
     archs: list  # [stages.Arch]
     rdc: bool
+    # For relocatable code: the hidden symbol every device link of the source defines, which its
+    # object needs (a link without one fails naming target and source); "" for none (the runner).
+    link_marker: str
     pinned_arch_list: str  # __CUDA_ARCH_LIST__ every stage gets instead of nvcc's, or ""
     user_options: list  # the target's nvcc options, for messages
     files: dict  # output key -> path
@@ -131,6 +135,7 @@ class CompileLayout:
             "toolkit_root": self.toolkit_root,
             "archs": [dataclasses.asdict(a) | {"reals": list(a.reals)} for a in self.archs],
             "rdc": self.rdc,
+            "link_marker": self.link_marker,
             "pinned_arch_list": self.pinned_arch_list,
             "user_options": self.user_options,
             "files": self.files,
@@ -140,6 +145,8 @@ class CompileLayout:
     def validate(self, where="layout"):
         if not self.archs:
             raise LayoutError("%s: no archs" % where)
+        if self.link_marker and (not self.rdc or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", self.link_marker)):
+            raise LayoutError("%s: link_marker %r must be a C identifier, of relocatable code only" % (where, self.link_marker))
         _check_paths(where, "files", self.files, self.directory, stages.compile_files(self.stem, self.archs))
         _check_paths(where, "scripts", self.scripts, self.directory, stages.compile_scripts(self.archs, self.rdc))
         return self
@@ -147,7 +154,7 @@ class CompileLayout:
 
 _COMPILE_KEYS = (
     "label", "display_label", "src", "src_short_path", "stem", "directory", "toolkit_root", "archs", "rdc",
-    "pinned_arch_list", "user_options", "files", "scripts",
+    "link_marker", "pinned_arch_list", "user_options", "files", "scripts",
 )
 
 
@@ -183,6 +190,7 @@ def compile_layout_from_json(obj, where="layout"):
         toolkit_root=_require(obj, "toolkit_root", str, where),
         archs=_archs_from_json(obj.get("archs"), where),
         rdc=_require(obj, "rdc", bool, where),
+        link_marker=_require(obj, "link_marker", str, where),
         pinned_arch_list=_require(obj, "pinned_arch_list", str, where),
         user_options=_require(obj, "user_options", list, where),
         files=_require(obj, "files", dict, where),
@@ -192,7 +200,7 @@ def compile_layout_from_json(obj, where="layout"):
 
 
 def compile_layout_for(*, label, display_label, src, src_short_path, stem, directory, toolkit_root, archs, rdc,
-                       pinned_arch_list="", user_options=(), module_id_label=None):
+                       pinned_arch_list="", user_options=(), module_id_label=None, link_marker=""):
     """The layout the rules would write for this source (the runner's: it lays its files out the same way)."""
     return CompileLayout(
         label=label,
@@ -204,6 +212,7 @@ def compile_layout_for(*, label, display_label, src, src_short_path, stem, direc
         toolkit_root=toolkit_root,
         archs=list(archs),
         rdc=rdc,
+        link_marker=link_marker,
         pinned_arch_list=pinned_arch_list,
         user_options=list(user_options),
         files={k: os.path.join(directory, v) for k, v in stages.compile_files(stem, archs).items()},
@@ -233,6 +242,7 @@ class LinkLayout:
     archs: list  # [sm_NN], in arch order
     lto: bool
     inputs: dict  # sm_NN -> [LinkInput]
+    markers: list  # [[symbol a link without this device link lacks, symbol two device links of it define twice]]
     non_rdc: list  # labels of cuda_library targets below the link whose device code is not relocatable
     objects: list  # the host objects `nvcc -dlink` would read, in link order (fidelity checks)
     files: dict
@@ -252,7 +262,9 @@ class LinkLayout:
         return self
 
 
-_LINK_KEYS = ("label", "name", "directory", "toolkit_root", "archs", "lto", "inputs", "non_rdc", "objects", "files", "scripts")
+_LINK_KEYS = (
+    "label", "name", "directory", "toolkit_root", "archs", "lto", "inputs", "markers", "non_rdc", "objects", "files", "scripts",
+)
 
 
 def link_layout_from_json(obj, where="layout"):
@@ -276,6 +288,12 @@ def link_layout_from_json(obj, where="layout"):
             if kind not in ("elf", "nvvm", "object"):
                 raise LayoutError("%s: kind %r is not elf, nvvm or object" % (w, kind))
             inputs[arch].append(LinkInput(kind, _require(e, "image", str, w), _require(e, "script", str, w), _require(e, "name", str, w)))
+    markers = obj.get("markers")
+    if not isinstance(markers, list) or not all(
+        isinstance(m, list) and len(m) == 2 and all(isinstance(s, str) and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", s) for s in m)
+        for m in markers
+    ):
+        raise LayoutError("%s: 'markers' must be a list of [symbol, symbol] (C identifiers)" % where)
     layout = LinkLayout(
         label=_require(obj, "label", str, where),
         name=_require(obj, "name", str, where),
@@ -284,6 +302,7 @@ def link_layout_from_json(obj, where="layout"):
         archs=_require(obj, "archs", list, where),
         lto=_require(obj, "lto", bool, where),
         inputs=inputs,
+        markers=markers,
         non_rdc=_require(obj, "non_rdc", list, where),
         objects=_require(obj, "objects", list, where),
         files=_require(obj, "files", dict, where),

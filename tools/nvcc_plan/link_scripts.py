@@ -44,6 +44,27 @@ def undefined_hint(non_rdc):
     )
 
 
+def markers_header(layout):
+    """What the link stub defines for each relocatable source it links (docs/cuda_library.md, "Link errors").
+
+    A source's object needs the first symbol (hidden): a link with no device
+    link of it fails with "undefined reference to `rules_cuda_stages__no_device_link_for__...`".
+    The second is defined once per device link: two device links of one
+    source in one link fail with "multiple definition of `...__device_linked_twice__...`".
+    """
+    lines = [
+        "/* rules_cuda_stages: the relocatable sources %s links. */" % layout.label,
+        "#ifdef __cplusplus",
+        'extern "C" {',
+        "#endif",
+    ]
+    for missing, twice in layout.markers:
+        lines.append('__attribute__((weak, visibility("hidden"))) char %s;' % missing)
+        lines.append('__attribute__((visibility("hidden"))) char %s;' % twice)
+    lines += ["#ifdef __cplusplus", "}", "#endif"]
+    return "\n".join(lines) + "\n"
+
+
 def build(plan, layout):
     """Returns {script path: content} for every stage of a device link plan (a LinkLayout)."""
     label = layout.label
@@ -130,6 +151,8 @@ def build(plan, layout):
 
     hc = [rewrite(a) for a in stub.argv]
     hc[0] = scripts_lib.normpath(hc[0])
+    out[files["markers"]] = markers_header(layout)
+    hc[-3:-3] = ["-include", files["markers"]]  # before `SOURCE -o OUT`
     out[layout.scripts["link_stub"]] = scripts_lib.stage_script(
         label, "the device link", stages.mnemonic("link_stub", stages.LINK_STAGES), "", exports, hc, True
     )

@@ -6,7 +6,7 @@ fixed mnemonic. It runs once per source, per virtual arch, per (virtual, real)
 arch pair, per device link, or per real arch of a device link (its `scope`).
 Its outputs live at fixed paths under the source's directory
 (`_cuda/<target>/<source without extension>/`) or the device link's
-(`_cuda/<target>/dlink/`), and it reads outputs of earlier stages (`reads`):
+(`_cuda_dlink/<target>/`), and it reads outputs of earlier stages (`reads`):
 that is the graph the runner executes and the rules' actions follow.
 
 The rules' side of this table, cuda_rules/private/stages.bzl, is generated
@@ -75,7 +75,12 @@ PLAN_OUTPUTS = (
     # of the fatbinary's wrapper, named from the module id (compile_scripts.py).
     Output("fatbin_decl", "host/{stem}.fatbin.c"),
 )
-LINK_PLAN_OUTPUTS = (Output("nvcc_args", "plan/nvcc_args.json"),)
+LINK_PLAN_OUTPUTS = (
+    Output("nvcc_args", "plan/nvcc_args.json"),
+    # Symbols the link stub defines for each source it links, so that a link
+    # missing a device link, or with two of one source, names it (link_scripts.py).
+    Output("markers", "plan/markers.h"),
+)
 # The layout the rules write for CudaPlan (an input of it, not an output).
 LAYOUT = "plan/layout.json"
 # A script CudaPlan writes for relocatable sources only: it wraps one arch's

@@ -50,7 +50,7 @@ class StagesTest(unittest.TestCase):
         self.assertEqual(stages.arch_of_output("CudaPtxas", "bazel-out/k8/bin/p/_cuda/t/k/compute_80/sm_86/k.cubin"), "sm_86")
         self.assertEqual(stages.arch_of_output("CudaCicc", "bazel-out/k8/bin/p/_cuda/t/k/compute_80/k.ptx"), "compute_80")
         self.assertEqual(stages.arch_of_output("CudaCicc", "bazel-out/k8/bin/p/_cuda/t/k/compute_90/k.ltoir"), "compute_90")
-        self.assertEqual(stages.arch_of_output("CudaDeviceLink", "bazel-out/k8/bin/p/_cuda/t/dlink/sm_90/t.reg.c"), "sm_90")
+        self.assertEqual(stages.arch_of_output("CudaDeviceLink", "bazel-out/k8/bin/p/_cuda_dlink/t/sm_90/t.reg.c"), "sm_90")
         self.assertEqual(stages.arch_of_output("CudaHostCompile", "bazel-out/k8/bin/p/_cuda/t/k/k.o"), "-")
         self.assertEqual(stages.arch_of_output("CppCompile", "bazel-out/k8/bin/compute_80/sm_80/x.o"), "-")
 
@@ -99,10 +99,11 @@ class LayoutTest(unittest.TestCase):
             layout_lib.compile_layout_from_json(obj)
 
     def test_link_layout(self):
-        d = "bazel-out/x/bin/p/_cuda/t/dlink"
+        d = "bazel-out/x/bin/p/_cuda_dlink/t"
         obj = {
             "label": "//p:t", "name": "t", "directory": d, "toolkit_root": "/proc/self/cwd/external/cuda",
             "archs": ["sm_90"], "lto": False, "non_rdc": [], "objects": ["a.o"],
+            "markers": [["rules_cuda_stages__no_device_link_for__p_a__p_a_cu", "rules_cuda_stages__device_linked_twice__p_a__p_a_cu"]],
             "inputs": {"sm_90": [{"kind": "elf", "image": "x.cubin", "script": "x.sh", "name": "//p:a (p/a.cu)"}]},
             "files": {k: d + "/" + v for k, v in stages.link_files("t", ["sm_90"]).items()},
             "scripts": {k: d + "/" + v for k, v in stages.link_scripts(["sm_90"]).items()},

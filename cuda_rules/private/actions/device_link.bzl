@@ -33,12 +33,23 @@ def device_link_action(actions, *, cuda, script, inputs, cc_files, lto, cubin, r
         exec_group = "dlink",
     )
 
-def link_stub_action(actions, *, cuda, script, fatbin_c, reg_c, cc_files, obj):
-    """Compiles crt/link.stub with the linked fatbinary and the modules to register."""
+def link_stub_action(actions, *, cuda, script, fatbin_c, reg_c, markers, cc_files, obj):
+    """Compiles crt/link.stub with the linked fatbinary, the modules to register and the link-error markers.
+
+    Args:
+      actions: ctx.actions.
+      cuda: CudaToolchainInfo.
+      script: File, the stage script.
+      fatbin_c: File, the linked fatbinary (C).
+      reg_c: File, nvlink's registration list.
+      markers: File, the symbols that name this link's sources in link errors (CudaPlan's).
+      cc_files: depset of the host compiler's files.
+      obj: File, the device link's object.
+    """
     run_stage(
         actions,
         script = script,
-        inputs = depset([fatbin_c, reg_c], transitive = [cuda.device_link_files, cuda.headers, cc_files]),
+        inputs = depset([fatbin_c, reg_c, markers], transitive = [cuda.device_link_files, cuda.headers, cc_files]),
         outputs = [obj],
         mnemonic = "CudaLinkStub",
         progress_message = "Compiling the device link stub of %{label}",

@@ -5,7 +5,7 @@ load("//cuda_rules/private:toolchain.bzl", "CUDA_TOOLCHAIN_TYPE")
 
 visibility(["//cuda_rules/..."])
 
-def plan_action(actions, *, cuda, cc_files, planner, command, layout, outputs, nvcc_args):
+def plan_action(actions, *, cuda, cc_files, planner, command, layout, outputs, nvcc_args, extra_inputs = []):
     """Runs `nvcc --dryrun` with the target's flags and writes every stage's script.
 
     Args:
@@ -18,6 +18,7 @@ def plan_action(actions, *, cuda, cc_files, planner, command, layout, outputs, n
       outputs: list of File: the stage scripts, the record of nvcc's arguments and, for a
         compile, the module id (declared by the caller).
       nvcc_args: list of Args, nvcc's options for this source.
+      extra_inputs: list of File nvcc reads to plan besides the toolkit (an nvcc options file).
     """
     args = actions.args()
     args.add(command)
@@ -29,7 +30,7 @@ def plan_action(actions, *, cuda, cc_files, planner, command, layout, outputs, n
         arguments = [args] + nvcc_args,
         # Not the include tree: nvcc_files holds a header of each include
         # directory (nvcc uses its target directory only if it exists).
-        inputs = depset([layout, cuda.nvcc], transitive = [cuda.nvcc_files, cc_files]),
+        inputs = depset([layout, cuda.nvcc] + extra_inputs, transitive = [cuda.nvcc_files, cc_files]),
         outputs = outputs,
         mnemonic = PLAN_MNEMONIC,
         progress_message = "Planning nvcc stages of %{label}",

@@ -19,22 +19,41 @@ def canonical(path):
 def join_path(*parts):
     return "/".join([p for p in parts if p and p != "."])
 
-def nvcc_common_args(ctx, *, cc_toolchain, archs, cctx):
-    """nvcc's options for every .cu file of the target (not the source and output).
+def nvcc_options(*, copts, host_copts, ptxasopts, local_defines, optf):
+    """The options of a target's nvcc commands besides archs, includes and propagated defines.
 
     Args:
-      ctx: the rule context (attributes copts, host_copts, ptxasopts, local_defines, rdc).
+      copts: nvcc options (the build's --@rules_cuda_stages//cuda_rules:copts, then the target's).
+      host_copts: host compiler options, passed with -Xcompiler (the build's, then the target's).
+      ptxasopts: ptxas options, passed with -Xptxas.
+      local_defines: defines of this target only.
+      optf: File or None: an nvcc options file (--options-file).
+
+    Returns:
+      A struct of them.
+    """
+    return struct(copts = copts, host_copts = host_copts, ptxasopts = ptxasopts, local_defines = local_defines, optf = optf)
+
+def nvcc_common_args(actions, *, label, bin_dir, cc_toolchain, archs, cctx, rdc, options):
+    """nvcc's options for every .cu file of a target (not the source and output).
+
+    Args:
+      actions: ctx.actions.
+      label: the target's Label (its repository's root is an include directory, as for cc rules).
+      bin_dir: ctx.bin_dir.
       cc_toolchain: the C++ toolchain (its compiler is nvcc's host compiler).
       archs: a struct from archs.parse_archs.
       cctx: the CompilationContext the sources compile against.
+      rdc: whether to compile relocatable device code (-rdc=true).
+      options: a struct from nvcc_options.
 
     Returns:
       Args.
     """
-    args = ctx.actions.args()
+    args = actions.args()
     args.add("-ccbin", cc_toolchain.compiler_executable)
     args.add_all(gencode_flags(archs))
-    if ctx.attr.rdc:
+    if rdc:
         args.add("-rdc=true")
     args.add("-Xcompiler=-fPIC")
     if "clang" not in cc_toolchain.compiler:
@@ -43,21 +62,23 @@ def nvcc_common_args(ctx, *, cc_toolchain, archs, cctx):
         # location into the device code's debug info. (Bazel's C++ toolchain
         # passes the same flag for the same reason.)
         args.add("-Xcompiler=-fno-canonical-system-headers")
-    args.add_all(ctx.attr.copts)
-    args.add_all(ctx.attr.host_copts, format_each = "-Xcompiler=%s")
-    args.add_all(ctx.attr.ptxasopts, format_each = "-Xptxas=%s")
+    if options.optf:
+        args.add("--options-file", options.optf)
+    args.add_all(options.copts)
+    args.add_all(options.host_copts, format_each = "-Xcompiler=%s")
+    args.add_all(options.ptxasopts, format_each = "-Xptxas=%s")
     args.add_all(cctx.includes, before_each = "-I", map_each = canonical)
     args.add_all(cctx.quote_includes, before_each = "-I", map_each = canonical)
 
     # Like cc rules: #include "pkg/file.h" from the repository's root (source
     # and generated files), through every gcc stage of nvcc's plan.
-    root = ctx.label.workspace_root or "."
+    root = label.workspace_root or "."
     args.add_all(
-        [root, join_path(ctx.bin_dir.path, ctx.label.workspace_root)],
+        [root, join_path(bin_dir.path, label.workspace_root)],
         map_each = canonical,
         format_each = "-Xcompiler=-iquote,%s",
     )
     args.add_all(cctx.system_includes, before_each = "-isystem", map_each = canonical)
     args.add_all(cctx.defines, format_each = "-D%s")
-    args.add_all(ctx.attr.local_defines, format_each = "-D%s")
+    args.add_all(options.local_defines, format_each = "-D%s")
     return args

@@ -15,15 +15,16 @@ load("//cuda_rules/private:stages.bzl", "PLAN_OUTPUTS")
 
 visibility(["//cuda_rules/..."])
 
-def source_base(ctx, src):
+def source_base(ctx, src, variant = "_cuda"):
     """The source's output directory under the package.
 
     Args:
       ctx: the rule context.
       src: File, the source.
+      variant: the top directory: "_cuda", or "_cuda_rdc" for cuda_objects' relocatable variant.
 
     Returns:
-      "_cuda/<target>/<source path in the package, without extension>/".
+      "<variant>/<target>/<source path in the package, without extension>/".
     """
     path = src.short_path
     if path.startswith("../"):  # ../<repo>/<path> for sources of other repositories
@@ -31,9 +32,28 @@ def source_base(ctx, src):
     package = ctx.label.package
     if package and path.startswith(package + "/"):
         path = path[len(package) + 1:]
-    return "_cuda/{}/{}/".format(ctx.label.name, path.rpartition(".")[0])
+    return "{}/{}/{}/".format(variant, ctx.label.name, path.rpartition(".")[0])
 
-def staged_compile(ctx, *, cuda, cc_files, archs, pinned_list, nvcc_args, headers, toolkit_headers, src, planner):
+def link_marker(label, src):
+    """The hidden symbol a relocatable source's object needs and every device link of it defines.
+
+    A link that never device-linked the source fails with "undefined reference
+    to `rules_cuda_stages__no_device_link_for__<target>__<source>`", naming
+    both (docs/cuda_library.md, "Link errors").
+
+    Args:
+      label: the target's Label.
+      src: File, the source.
+
+    Returns:
+      A C identifier.
+    """
+    return "rules_cuda_stages__no_device_link_for__{}__{}".format(_mangle(display_label(label)), _mangle(src.short_path))
+
+def _mangle(text):
+    return "".join([c if c.isalnum() else "_" for c in text.elems()]).strip("_")
+
+def staged_compile(ctx, *, cuda, cc_files, archs, pinned_list, rdc, variant, user_options, nvcc_args, extra_inputs, headers, toolkit_headers, src, planner):
     """Declares and registers every stage of one .cu file.
 
     Args:
@@ -42,7 +62,11 @@ def staged_compile(ctx, *, cuda, cc_files, archs, pinned_list, nvcc_args, header
       cc_files: depset of the host compiler's files.
       archs: a struct from archs.parse_archs.
       pinned_list: the __CUDA_ARCH_LIST__ every stage gets instead of nvcc's, or "".
+      rdc: whether the device code is relocatable.
+      variant: the outputs' top directory (source_base).
+      user_options: list of string, the target's nvcc options (for messages).
       nvcc_args: Args, nvcc's options for the target (nvcc_args.nvcc_common_args).
+      extra_inputs: list of File CudaPlan reads besides the toolkit (an nvcc options file).
       headers: depset of File the source may include (the toolkit's too).
       toolkit_headers: depset of File, the toolkit's headers (the host compile's include tree).
       src: File, the .cu source.
@@ -52,7 +76,7 @@ def staged_compile(ctx, *, cuda, cc_files, archs, pinned_list, nvcc_args, header
       struct(obj, device_link_inputs, ltoir, ptx, cubins, fatbin, plan_files).
     """
     stem = src.basename.rpartition(".")[0]
-    d = declare_compile_files(ctx.actions, base = source_base(ctx, src), stem = stem, archs = archs, rdc = ctx.attr.rdc)
+    d = declare_compile_files(ctx.actions, base = source_base(ctx, src, variant), stem = stem, archs = archs, rdc = rdc)
     files = d.files
     scripts = d.scripts
     ctx.actions.write(d.layout, json.encode_indent({
@@ -64,9 +88,10 @@ def staged_compile(ctx, *, cuda, cc_files, archs, pinned_list, nvcc_args, header
         "directory": d.directory,
         "toolkit_root": canonical(cuda.toolkit_root),
         "archs": [{"lto": v.lto, "ptx": v.ptx, "reals": v.reals, "virtual": v.virtual} for v in archs.virtuals],
-        "rdc": ctx.attr.rdc,
+        "rdc": rdc,
+        "link_marker": link_marker(ctx.label, src) if rdc else "",
         "pinned_arch_list": pinned_list,
-        "user_options": ctx.attr.copts,
+        "user_options": user_options,
         "files": paths(files),
         "scripts": paths(scripts),
     }))
@@ -81,6 +106,7 @@ def staged_compile(ctx, *, cuda, cc_files, archs, pinned_list, nvcc_args, header
         planner = planner,
         command = "compile",
         layout = d.layout,
+        extra_inputs = extra_inputs,
         outputs = scripts.values() + [files[o.key] for o in PLAN_OUTPUTS],
         nvcc_args = [nvcc_args, src_args],
     )
@@ -176,9 +202,10 @@ def staged_compile(ctx, *, cuda, cc_files, archs, pinned_list, nvcc_args, header
             object = obj,
             label = display_label(ctx.label),
             src = src.short_path,
+            marker = link_marker(ctx.label, src),
         )
         for dl in device_link
-    ] if ctx.attr.rdc else []
+    ] if rdc else []
     return struct(
         obj = obj,
         device_link_inputs = device_link_inputs,

@@ -5,7 +5,7 @@ load("//cuda_rules/private:compile/staged.bzl", "source_base")
 
 visibility(["//cuda_rules/..."])
 
-def unstaged_compile(ctx, *, cuda, cc_files, nvcc_args, headers, src):
+def unstaged_compile(ctx, *, cuda, cc_files, nvcc_args, extra_inputs, headers, src, variant = "_cuda"):
     """Registers one CudaCompile action for `src`.
 
     Args:
@@ -13,19 +13,21 @@ def unstaged_compile(ctx, *, cuda, cc_files, nvcc_args, headers, src):
       cuda: CudaToolchainInfo.
       cc_files: depset of the host compiler's files.
       nvcc_args: Args, nvcc's options for the target.
+      extra_inputs: list of File nvcc reads besides the source and headers (an nvcc options file).
       headers: depset of File the source may include.
       src: File, the .cu source.
+      variant: the outputs' top directory (staged.source_base).
 
     Returns:
       File, the object.
     """
     stem = src.basename.rpartition(".")[0]
-    obj = ctx.actions.declare_file("{}{}.o".format(source_base(ctx, src), stem))
+    obj = ctx.actions.declare_file("{}{}.o".format(source_base(ctx, src, variant), stem))
     compile_action(
         ctx.actions,
         cuda = cuda,
         src = src,
-        headers = headers,
+        headers = depset(extra_inputs, transitive = [headers]),
         cc_files = cc_files,
         nvcc_args = nvcc_args,
         obj = obj,

@@ -1,0 +1,250 @@
+"""Device linking, shared by cuda_library(rdc = True) and cuda_device_link.
+
+One device link covers the relocatable device code of a dependency closure:
+CudaPlan plans `nvcc -dlink [-dlto]`, then one CudaDeviceLink per real arch,
+CudaFatbinary and CudaLinkStub. Its object goes into the linking context as a
+linker input of its own (owner `<target>.rules_cuda_stages_device_link`), so a
+device link higher up, which covers the same code and more, can drop it: each
+binary links each relocatable module once (registering it twice would make
+two copies of its device globals).
+"""
+
+load("@rules_cc//cc/common:cc_common.bzl", "cc_common")
+load("//cuda_rules/private:actions/device_link.bzl", "device_link_action", "link_stub_action")
+load("//cuda_rules/private:actions/fatbinary.bzl", "fatbinary_action")
+load("//cuda_rules/private:actions/plan.bzl", "plan_action")
+load("//cuda_rules/private:archs.bzl", "arch_sort_key")
+load("//cuda_rules/private:compile/nvcc_args.bzl", "canonical")
+load("//cuda_rules/private:labels.bzl", "display_label")
+load("//cuda_rules/private:layout.bzl", "declare_link_files", "paths")
+load("//cuda_rules/private:providers.bzl", "CudaInfo")
+load("//cuda_rules/private:stages.bzl", "DEVICE_LINK_PLACEHOLDER", "LINK_PLAN_OUTPUTS")
+
+visibility(["//cuda_rules/..."])
+
+DeviceLinkInputsInfo = provider(
+    doc = "Relocatable device code in a target's dependency closure (through cc_library too).",
+    fields = {
+        "inputs": "depset of struct: CudaInfo.device_link_inputs of every rdc cuda_library below.",
+        "non_rdc": "depset of string: labels of cuda_library targets below whose device code is not relocatable.",
+    },
+)
+
+# The attributes through which device code reaches a binary.
+DEPS_ATTRS = ["deps", "implementation_deps"]
+
+def _device_link_inputs_aspect_impl(target, ctx):
+    inputs = []
+    non_rdc = []
+    if CudaInfo in target:
+        info = target[CudaInfo]
+        inputs = info.device_link_inputs
+        if not info.rdc and info.objects:
+            non_rdc = [display_label(target.label)]
+    deps = [
+        d[DeviceLinkInputsInfo]
+        for attr in DEPS_ATTRS
+        for d in getattr(ctx.rule.attr, attr, [])
+        if DeviceLinkInputsInfo in d
+    ]
+    return [DeviceLinkInputsInfo(
+        inputs = depset(inputs, transitive = [d.inputs for d in deps]),
+        non_rdc = depset(non_rdc, transitive = [d.non_rdc for d in deps]),
+    )]
+
+device_link_inputs_aspect = aspect(
+    implementation = _device_link_inputs_aspect_impl,
+    attr_aspects = DEPS_ATTRS,
+    doc = "Collects the relocatable device code below a target, through cc_library and cuda_library deps.",
+)
+
+def collect_device_link_inputs(deps):
+    """struct(inputs = depset, non_rdc = depset) of the targets in `deps` (with device_link_inputs_aspect)."""
+    infos = [d[DeviceLinkInputsInfo] for d in deps if DeviceLinkInputsInfo in d]
+    return struct(
+        inputs = depset(transitive = [i.inputs for i in infos]),
+        non_rdc = depset(transitive = [i.non_rdc for i in infos]),
+    )
+
+def _virtual_of(arch):
+    return "compute_" + arch[len("sm_"):]
+
+def twice_marker(marker):
+    """The hidden symbol every device link of a source defines once (strong): two device links of it clash naming it."""
+    return marker.replace("__no_device_link_for__", "__device_linked_twice__", 1)
+
+def device_link(ctx, *, cuda, cc_toolchain, inputs, non_rdc, planner, dlinkopts = []):
+    """Registers the device link of `inputs` (every rdc source's code per arch).
+
+    Args:
+      ctx: the rule context (files go under _cuda_dlink/<target>/, apart from any source's _cuda/<target>/<source>/).
+      cuda: CudaToolchainInfo.
+      cc_toolchain: the C++ toolchain.
+      inputs: list of struct, CudaInfo.device_link_inputs of every source linked.
+      non_rdc: list of labels of non-relocatable cuda_library targets below (for nvlink's messages).
+      planner: FilesToRunProvider of //tools/nvcc_plan:planner.
+      dlinkopts: nvcc options for the device link (-Xnvlink=...).
+
+    Returns:
+      struct(obj, cubins (list), fatbin, reg_cs (list), objects (the host objects linked), plan_files).
+    """
+    by_arch = {}
+    sources = {}  # (label, src) -> [arch]
+    lto = False
+    for i in inputs:
+        by_arch.setdefault(i.arch, []).append(i)
+        sources.setdefault((i.label, i.src), []).append(i.arch)
+        lto = lto or i.kind == "nvvm"
+    archs = sorted(by_arch.keys(), key = arch_sort_key)
+    objects = {i.object: None for i in inputs}.keys()  # link order, once each
+    for (label, src), have in sources.items():
+        missing = [a for a in archs if a not in have]
+        if missing:
+            fail(("{link}: cannot device-link {missing}: {label} has no code for it ({src} was compiled for {have}, " +
+                  "other relocatable code in this link for {all}). Every rdc library linked into one binary needs " +
+                  "code for the same real archs. Fix: build them with the same archs (sm_NN or lto_NN).").format(
+                link = ctx.label,
+                missing = ", ".join(missing),
+                label = label,
+                src = src,
+                have = ", ".join(sorted(have, key = arch_sort_key)),
+                all = ", ".join(archs),
+            ))
+    if cuda.nvlink == None:
+        fail("{}: the CUDA toolkit has no bin/nvlink, which device linking needs. Fix: use a complete toolkit.".format(ctx.label))
+
+    d = declare_link_files(ctx.actions, base = "_cuda_dlink/{}/".format(ctx.label.name), name = ctx.label.name, link_archs = archs)
+    files = d.files
+    scripts = d.scripts
+    markers = sorted({i.marker: None for i in inputs if i.marker}.keys())
+    ctx.actions.write(d.layout, json.encode_indent({
+        "label": display_label(ctx.label),
+        "name": ctx.label.name,
+        "directory": d.directory,
+        "toolkit_root": canonical(cuda.toolkit_root),
+        "archs": archs,
+        "lto": lto,
+        "inputs": {
+            a: [
+                {
+                    "kind": i.kind,
+                    "image": i.image.path,
+                    "script": i.script.path if i.script else "",
+                    "name": "{} ({})".format(i.label, i.src),
+                }
+                for i in by_arch[a]
+            ]
+            for a in archs
+        },
+        "markers": [[m, twice_marker(m)] for m in markers],
+        "non_rdc": non_rdc,
+        # The host objects nvcc -dlink would read, in link order (for fidelity checks).
+        "objects": [o.path for o in objects],
+        "files": paths(files),
+        "scripts": paths(scripts),
+    }))
+
+    nvcc_args = ctx.actions.args()
+    nvcc_args.add("-dlink")
+    if lto:
+        nvcc_args.add("-dlto")
+    nvcc_args.add("-ccbin", cc_toolchain.compiler_executable)
+    nvcc_args.add_all(["-gencode=arch={},code={}".format(_virtual_of(a), a) for a in archs])
+    nvcc_args.add("-Xcompiler=-fPIC")
+    nvcc_args.add_all(dlinkopts)
+    nvcc_args.add(DEVICE_LINK_PLACEHOLDER)
+    nvcc_args.add("-o", files["obj"])
+    plan_action(
+        ctx.actions,
+        cuda = cuda,
+        cc_files = cc_toolchain.all_files,
+        planner = planner,
+        command = "device_link",
+        layout = d.layout,
+        outputs = scripts.values() + [files[o.key] for o in LINK_PLAN_OUTPUTS],
+        nvcc_args = [nvcc_args],
+    )
+    for a in archs:
+        device_link_action(
+            ctx.actions,
+            cuda = cuda,
+            script = scripts["nvlink/" + a],
+            inputs = by_arch[a],
+            cc_files = cc_toolchain.all_files,
+            lto = lto,
+            cubin = files["cubin/" + a],
+            reg_c = files["reg_c/" + a],
+            arch = a,
+        )
+    fatbinary_action(
+        ctx.actions,
+        cuda = cuda,
+        script = scripts["fatbinary"],
+        images = [files["cubin/" + a] for a in archs],
+        fatbin_c = files["fatbin_c"],
+        fatbin = files["fatbin"],
+    )
+    link_stub_action(
+        ctx.actions,
+        cuda = cuda,
+        script = scripts["link_stub"],
+        fatbin_c = files["fatbin_c"],
+        reg_c = files["reg_c/" + archs[-1]],
+        markers = files["markers"],
+        cc_files = cc_toolchain.all_files,
+        obj = files["obj"],
+    )
+    return struct(
+        obj = files["obj"],
+        cubins = [files["cubin/" + a] for a in archs],
+        fatbin = files["fatbin"],
+        reg_cs = [files["reg_c/" + a] for a in archs],
+        objects = objects,
+        plan_files = scripts.values() + [d.layout] + [files[o.key] for o in LINK_PLAN_OUTPUTS],
+    )
+
+# The owner of a device link's linker input: the target's label with this suffix.
+_OWNER_SUFFIX = ".rules_cuda_stages_device_link"
+
+def _is_device_link(linker_input):
+    return linker_input.owner.name.endswith(_OWNER_SUFFIX)
+
+def linking_context_with_device_link(ctx, *, cc_toolchain, feature_configuration, own, dlink_obj, deps):
+    """A linking context: `own`, then the device link's object, then `deps`' linker inputs.
+
+    The device links of targets below are left out: this one covers their
+    code (each binary links each relocatable module once).
+
+    Args:
+      ctx: the rule context.
+      cc_toolchain: the C++ toolchain.
+      feature_configuration: the target's feature configuration.
+      own: LinkingContext of the target's own objects, or None.
+      dlink_obj: File, the device link's object.
+      deps: list of CcInfo of the dependencies (the runtimes last).
+
+    Returns:
+      LinkingContext.
+    """
+    dlink_context, _ = cc_common.create_linking_context_from_compilation_outputs(
+        actions = ctx.actions,
+        name = "_cuda_dlink/{}/{}".format(ctx.label.name, ctx.label.name),
+        feature_configuration = feature_configuration,
+        cc_toolchain = cc_toolchain,
+        compilation_outputs = cc_common.create_compilation_outputs(objects = depset([dlink_obj]), pic_objects = depset([dlink_obj])),
+        # It defines what every host object of the code it linked needs.
+        alwayslink = True,
+        disallow_dynamic_library = True,
+    )
+    owner = Label(str(ctx.label) + _OWNER_SUFFIX)
+
+    # One flat list, in link order: what this target links, its device link,
+    # then everything below (which the device runtime is part of).
+    ordered = [] if own == None else own.linker_inputs.to_list()
+    ordered += [
+        cc_common.create_linker_input(owner = owner, libraries = depset(li.libraries), user_link_flags = li.user_link_flags)
+        for li in dlink_context.linker_inputs.to_list()
+    ]
+    below = cc_common.merge_cc_infos(cc_infos = deps).linking_context.linker_inputs.to_list()
+    ordered += [li for li in below if not _is_device_link(li)]
+    return cc_common.create_linking_context(linker_inputs = depset(ordered, order = "topological"))

@@ -1,0 +1,347 @@
+"""What cuda_library and cuda_objects share: attributes, archs, options, the compilation context, and compiling the .cu files."""
+
+load("@bazel_skylib//rules:common_settings.bzl", "BuildSettingInfo")
+load("@rules_cc//cc/common:cc_common.bzl", "cc_common")
+load("@rules_cc//cc/common:cc_info.bzl", "CcInfo")
+load("//cuda_rules/private:archs.bzl", "device_link_archs", "parse_archs", "pinned_arch_list")
+load("//cuda_rules/private:compile/nvcc_args.bzl", "join_path", "nvcc_common_args", "nvcc_options")
+load("//cuda_rules/private:compile/staged.bzl", "staged_compile")
+load("//cuda_rules/private:compile/unstaged.bzl", "unstaged_compile")
+load("//cuda_rules/private:labels.bzl", "display_label")
+load("//cuda_rules/private:nvcc_options.bzl", "check_nvcc_options")
+load("//cuda_rules/private:providers.bzl", "CudaArchConfigInfo", "CudaObjectsInfo")
+
+visibility(["//cuda_rules/..."])
+
+CUDA_EXTENSIONS = ["cu"]
+CC_EXTENSIONS = ["cc", "cpp", "cxx", "c++", "C", "c"]
+HDR_EXTENSIONS = ["h", "hh", "hpp", "hxx", "inc", "inl", "cuh"]
+
+_COPTS_FLAG = "--@rules_cuda_stages//cuda_rules:copts"
+_COMPILER_FLAG = "--@rules_cuda_stages//cuda_rules:compiler"
+
+# rules_cuda's attribute names that mean the same as one of ours.
+ALIASES = {
+    "host_defines": "defines",
+    "host_linkopts": "linkopts",
+    "host_local_defines": "local_defines",
+}
+
+def compile_attrs(aspects = []):
+    """The attributes of the rules that compile .cu files (cuda_library, cuda_objects).
+
+    Args:
+      aspects: aspects on deps and implementation_deps.
+
+    Returns:
+      A dict of attribute name to attribute.
+    """
+    return {
+        "srcs": attr.label_list(
+            allow_files = ["." + e for e in CUDA_EXTENSIONS + CC_EXTENSIONS + HDR_EXTENSIONS],
+            doc = ".cu files (compiled in stages), C/C++ files (compiled by the C++ toolchain) and private headers.",
+        ),
+        "hdrs": attr.label_list(allow_files = ["." + e for e in HDR_EXTENSIONS], doc = "Public headers."),
+        "deps": attr.label_list(
+            providers = [[CcInfo], [CudaObjectsInfo]],
+            aspects = aspects,
+            doc = "cuda_library, cuda_objects and cc_library targets. Their headers reach this target's dependents too.",
+        ),
+        "implementation_deps": attr.label_list(
+            providers = [[CcInfo], [CudaObjectsInfo]],
+            aspects = aspects,
+            doc = "Like deps, but their headers and include paths are for this target's compiles only (not its " +
+                  "dependents'); they are still linked into binaries that depend on this target.",
+        ),
+        "copts": attr.string_list(doc = "nvcc options for .cu files (e.g. -O3, -lineinfo, --use_fast_math, -Xptxas=-v)."),
+        "host_copts": attr.string_list(doc = "Host compiler options: passed with -Xcompiler to .cu stages, as is to .cc files."),
+        "ptxasopts": attr.string_list(doc = "ptxas options (passed as -Xptxas)."),
+        "defines": attr.string_list(doc = "Preprocessor defines for this target and its dependents (C++ and CUDA). " +
+                                          "`host_defines` (rules_cuda's name) is the same."),
+        "host_defines": attr.string_list(doc = "rules_cuda's name for `defines` (both apply)."),
+        "local_defines": attr.string_list(doc = "Preprocessor defines for this target only. " +
+                                                "`host_local_defines` (rules_cuda's name) is the same."),
+        "host_local_defines": attr.string_list(doc = "rules_cuda's name for `local_defines` (both apply)."),
+        "includes": attr.string_list(doc = "Include directories (package-relative) for this target and its dependents."),
+        "optf": attr.label(
+            allow_single_file = True,
+            doc = "A file of nvcc options (nvcc --options-file), read when nvcc plans the stages.",
+        ),
+        "archs": attr.string(doc = "Overrides --@rules_cuda_stages//cuda_rules:archs for this target, e.g. \"sm_80,sm_90a,compute_90\". " +
+                                   "Archs of the shipped set get its __CUDA_ARCH_LIST__, as the build's archs do."),
+        "staged": attr.int(
+            default = -1,
+            values = [-1, 0, 1],
+            doc = "Set through the macro's `staged = True/False`: 1 staged, 0 one nvcc action, -1 the build setting.",
+        ),
+        "_arch_config": attr.label(default = "//cuda_rules:arch_config", providers = [CudaArchConfigInfo]),
+        "_staged": attr.label(default = "//cuda_rules:staged"),
+        "_copts": attr.label(default = "//cuda_rules:copts"),
+        "_host_copts": attr.label(default = "//cuda_rules:host_copts"),
+        "_compiler": attr.label(default = "//cuda_rules:compiler"),
+        "_runtime": attr.label(default = "//cuda_rules:runtime", providers = [CcInfo]),
+        "_planner": attr.label(default = "//tools/nvcc_plan:planner", executable = True, cfg = "exec"),
+    }
+
+def check_compiler(ctx):
+    """Fails analysis when the build asks for a CUDA compiler these rules do not stage (rules_cuda's clang)."""
+    compiler = ctx.attr._compiler[BuildSettingInfo].value
+    if compiler != "nvcc":
+        fail(("{}: {}={} is not supported: these rules compile CUDA with nvcc's own stages. " +
+              "Fix: remove the flag (or set it to nvcc). To make clang the host compiler, point Bazel's C++ " +
+              "toolchain at clang: nvcc uses the C++ toolchain's compiler (docs/cuda_library.md, \"Host compiler\").").format(
+            ctx.label,
+            _COMPILER_FLAG,
+            compiler,
+        ))
+
+def resolve_archs(ctx):
+    """The target's archs and the __CUDA_ARCH_LIST__ its stages get ("" for nvcc's own).
+
+    The build's (//cuda_rules:arch_config), or the target's own `archs`
+    attribute under the same rule: every virtual arch in the shipped set ->
+    the shipped set's list, else nvcc's own.
+
+    Args:
+      ctx: the rule context.
+
+    Returns:
+      (struct from archs.parse_archs, string).
+    """
+    config = ctx.attr._arch_config[CudaArchConfigInfo]
+    if not ctx.attr.archs:
+        return config.archs, config.pinned_arch_list
+    if ctx.attr.archs in ("shipped", "native"):
+        fail(("{}: archs = \"{}\" is a value of --@rules_cuda_stages//cuda_rules:archs, not of the `archs` attribute. " +
+              "Fix: leave `archs` unset to compile what the build chooses, or name archs (e.g. \"sm_90\").").format(ctx.label, ctx.attr.archs))
+    archs = parse_archs(ctx.attr.archs, "the `archs` attribute of {}".format(ctx.label))
+    if archs.error:
+        fail(archs.error)
+    return archs, pinned_arch_list(archs, config.shipped)
+
+def is_staged(ctx):
+    return ctx.attr._staged[BuildSettingInfo].value if ctx.attr.staged == -1 else ctx.attr.staged == 1
+
+def target_options(ctx, staged):
+    """The target's nvcc options (the build's --copts/--host_copts flags first), checked.
+
+    Args:
+      ctx: the rule context.
+      staged: whether the target compiles in stages.
+
+    Returns:
+      A struct from nvcc_args.nvcc_options.
+    """
+    flag_copts = ctx.attr._copts[BuildSettingInfo].value
+    check_nvcc_options(ctx.label, _COPTS_FLAG, flag_copts, staged)
+    check_nvcc_options(ctx.label, "copts", ctx.attr.copts, staged)
+    return nvcc_options(
+        copts = flag_copts + ctx.attr.copts,
+        host_copts = ctx.attr._host_copts[BuildSettingInfo].value + ctx.attr.host_copts,
+        ptxasopts = ctx.attr.ptxasopts,
+        local_defines = ctx.attr.local_defines + ctx.attr.host_local_defines,
+        optf = ctx.file.optf,
+    )
+
+def split_srcs(ctx):
+    """struct(cu, cc, hdrs): the target's srcs by kind."""
+    return struct(
+        cu = [f for f in ctx.files.srcs if f.extension in CUDA_EXTENSIONS],
+        cc = [f for f in ctx.files.srcs if f.extension in CC_EXTENSIONS],
+        hdrs = [f for f in ctx.files.srcs if f.extension in HDR_EXTENSIONS],
+    )
+
+def compilation(ctx, cuda, srcs):
+    """What the target's sources compile against.
+
+    Args:
+      ctx: the rule context.
+      cuda: CudaToolchainInfo.
+      srcs: struct from split_srcs.
+
+    Returns:
+      struct(
+        public = CcInfo: this target's headers, includes and defines, and its deps' (what dependents see),
+        cctx = CompilationContext the .cu files compile against (implementation_deps' included),
+        implementation = list of CompilationContext of implementation_deps,
+        deps_cc = list of CcInfo below this target for dependents: deps, implementation_deps (their
+          linking only), the CUDA runtime,
+        headers = depset of File a .cu file may include,
+        toolkit_headers = depset of File, the toolkit's include tree,
+      ).
+    """
+    own = CcInfo(compilation_context = cc_common.create_compilation_context(
+        headers = depset(ctx.files.hdrs),
+        includes = depset([
+            p
+            for inc in ctx.attr.includes
+            for p in [
+                join_path(ctx.label.workspace_root, ctx.label.package, inc),
+                join_path(ctx.bin_dir.path, ctx.label.workspace_root, ctx.label.package, inc),
+            ]
+        ]),
+        defines = depset(ctx.attr.defines + ctx.attr.host_defines),
+    ))
+    runtime = ctx.attr._runtime[CcInfo]
+    deps = [d[CcInfo] for d in ctx.attr.deps if CcInfo in d]
+    implementation = [d[CcInfo] for d in ctx.attr.implementation_deps if CcInfo in d]
+    public = cc_common.merge_cc_infos(direct_cc_infos = [own], cc_infos = deps + [runtime])
+    cctx = cc_common.merge_cc_infos(direct_cc_infos = [public], cc_infos = implementation).compilation_context
+
+    # nvcc spells its own include directories <toolkit>/bin/../targets/...:
+    # bin/ must exist in the sandbox, so nvcc.profile travels with the headers.
+    toolkit_headers = depset(transitive = [cuda.headers, cuda.nvcc_files])
+    return struct(
+        public = public,
+        cctx = cctx,
+        implementation = [i.compilation_context for i in implementation],
+        deps_cc = deps + [CcInfo(linking_context = i.linking_context) for i in implementation] + [runtime],
+        headers = depset(srcs.hdrs, transitive = [cctx.headers, toolkit_headers]),
+        toolkit_headers = toolkit_headers,
+    )
+
+def compile_cu(ctx, *, cuda, cc_toolchain, archs, pinned_list, staged, rdc, variant, comp, options, cu_srcs):
+    """Compiles every .cu file of the target, in stages or with one nvcc action each.
+
+    Args:
+      ctx: the rule context.
+      cuda: CudaToolchainInfo.
+      cc_toolchain: the C++ toolchain.
+      archs: a struct from archs.parse_archs.
+      pinned_list: the __CUDA_ARCH_LIST__ of every stage, or "".
+      staged: whether to compile in stages.
+      rdc: whether the device code is relocatable.
+      variant: the outputs' top directory ("_cuda", "_cuda_rdc").
+      comp: struct from compilation.
+      options: struct from target_options.
+      cu_srcs: list of File.
+
+    Returns:
+      struct(objects, device_link_inputs, ltoir, ptx, cubins, fatbins, plan_files): lists.
+    """
+    if not staged:
+        # One nvcc action cannot be given another list: nvcc's own (mixing
+        # lists is safe, docs/cuda_library.md "CCCL").
+        pinned_list = ""
+    out = struct(objects = [], device_link_inputs = [], ltoir = [], ptx = [], cubins = [], fatbins = [], plan_files = [])
+    if not cu_srcs:
+        return out
+    nvcc_args = nvcc_common_args(
+        ctx.actions,
+        label = ctx.label,
+        bin_dir = ctx.bin_dir,
+        cc_toolchain = cc_toolchain,
+        archs = archs,
+        cctx = comp.cctx,
+        rdc = rdc,
+        options = options,
+    )
+    extra_inputs = [options.optf] if options.optf else []
+    cc_files = cc_toolchain.all_files
+    for src in cu_srcs:
+        if staged:
+            r = staged_compile(
+                ctx,
+                cuda = cuda,
+                cc_files = cc_files,
+                archs = archs,
+                pinned_list = pinned_list,
+                rdc = rdc,
+                variant = variant,
+                user_options = options.copts,
+                nvcc_args = nvcc_args,
+                extra_inputs = extra_inputs,
+                headers = comp.headers,
+                toolkit_headers = comp.toolkit_headers,
+                src = src,
+                planner = ctx.attr._planner[DefaultInfo].files_to_run,
+            )
+            out.objects.append(r.obj)
+            out.device_link_inputs.extend(r.device_link_inputs)
+            out.ltoir.extend(r.ltoir)
+            out.ptx.extend(r.ptx)
+            out.cubins.extend(r.cubins)
+            out.fatbins.append(r.fatbin)
+            out.plan_files.extend(r.plan_files)
+        else:
+            obj = unstaged_compile(
+                ctx,
+                cuda = cuda,
+                cc_files = cc_files,
+                nvcc_args = nvcc_args,
+                extra_inputs = extra_inputs,
+                headers = comp.headers,
+                src = src,
+                variant = variant,
+            )
+            out.objects.append(obj)
+            if rdc:
+                # nvlink takes each arch's code out of the object's fatbinary.
+                out.device_link_inputs.extend([
+                    struct(arch = a, kind = "object", image = obj, script = None, object = obj, label = display_label(ctx.label), src = src.short_path, marker = "")
+                    for a in device_link_archs(archs)
+                ])
+    return out
+
+def check_lto(ctx, archs, rdc):
+    lto = [v.virtual for v in archs.virtuals if v.lto]
+    if lto and not rdc:
+        fail(("{}: LTO archs ({}) keep NVVM IR for the device link, which needs relocatable device code. " +
+              "Fix: set rdc = True on this target, or use sm_NN archs.").format(
+            ctx.label,
+            ", ".join(["lto_" + v[len("compute_"):] for v in lto]),
+        ))
+
+def compile_cc(ctx, *, cc_toolchain, feature_configuration, comp, srcs):
+    """The C/C++ files in srcs, compiled by the C++ toolchain.
+
+    Args:
+      ctx: the rule context.
+      cc_toolchain: the C++ toolchain.
+      feature_configuration: the target's feature configuration.
+      comp: struct from compilation.
+      srcs: struct from split_srcs.
+
+    Returns:
+      (CompilationContext for dependents, CompilationOutputs).
+    """
+    context, outputs = cc_common.compile(
+        name = ctx.label.name,
+        actions = ctx.actions,
+        feature_configuration = feature_configuration,
+        cc_toolchain = cc_toolchain,
+        srcs = srcs.cc,
+        public_hdrs = ctx.files.hdrs,
+        # The C++ rules reject header extensions they do not know (.cuh).
+        private_hdrs = [h for h in srcs.hdrs if h.extension != "cuh"],
+        compilation_contexts = [comp.cctx],
+        user_compile_flags = ctx.attr._host_copts[BuildSettingInfo].value + ctx.attr.host_copts,
+        local_defines = ctx.attr.local_defines + ctx.attr.host_local_defines,
+    )
+    if comp.implementation:
+        # What dependents see leaves out implementation_deps (the returned
+        # context would include them: compile only knows compilation_contexts).
+        context = comp.public.compilation_context
+    return context, outputs
+
+def cuda_objects_of(ctx, deps, rdc):
+    """What cuda_objects targets in `deps` give a library to archive.
+
+    Args:
+      ctx: the rule context of the target archiving them (for messages).
+      deps: list of targets.
+      rdc: whether the target links relocatable device code.
+
+    Returns:
+      struct(objects, device_link_inputs), depsets.
+    """
+    infos = [d[CudaObjectsInfo] for d in deps if CudaObjectsInfo in d]
+    if not rdc:
+        for i in infos:
+            if i.whole == None:
+                fail(("{}: cuda_objects {} (or one below it) compiles LTO archs (lto_NN), which need relocatable " +
+                      "device code. Fix: set rdc = True on {}.").format(ctx.label, i.label, ctx.label))
+    return struct(
+        objects = depset(transitive = [i.relocatable if rdc else i.whole for i in infos]),
+        device_link_inputs = depset(transitive = [i.device_link_inputs for i in infos]) if rdc else depset(),
+    )
