@@ -1,0 +1,93 @@
+"""The rules_cuda-style consumer (tests/rules_cuda_compat/consumer) built as a module of its own, CUDA off.
+
+With --@rules_cuda_stages//cuda_rules:enable=false, as with rules_cuda's
+--@rules_cuda//cuda:enable=false:
+1. `bazel build //...` succeeds, skipping every cuda_library / cuda_objects /
+   cuda_binary / cuda_test and every target marked requires_cuda(): nothing of
+   CUDA is compiled and no toolkit is fetched;
+2. a cc_binary that selects on :is_enabled builds without its kernel and runs
+   the other branch (CUDA_NOT_ENABLED);
+3. a requires_cuda() target named on the command line fails as incompatible;
+4. rules_cuda's hand-made toolchain definitions (cuda_toolkit(), ...) fail
+   naming the module extension that replaces them.
+The same targets with CUDA on are built and tested by the root module
+(//tests/rules_cuda_compat:consumer_tests, compat_analysis_tests).
+"""
+
+import os
+import shutil
+import subprocess
+import unittest
+
+from tests.e2e import checkout_lib
+
+DISABLED = "--@rules_cuda_stages//cuda_rules:enable=false"
+
+
+class CompatTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        tmp = os.environ["TEST_TMPDIR"]
+        root = os.path.join(tmp, "checkout", "rules_cuda_stages")
+        shutil.copytree(
+            checkout_lib.source_workspace(),
+            root,
+            symlinks=True,
+            ignore=shutil.ignore_patterns("bazel-*", ".git", "user.bazelrc", "MODULE.bazel.lock"),
+        )
+        cls.consumer = os.path.join(root, "tests", "rules_cuda_compat", "consumer")
+        cls.output_base = os.path.join(tmp, "output_base")
+        try:
+            cls.build = cls._bazel("build", DISABLED, "//...")
+            cls.run_main = cls._bazel("run", DISABLED, "//if_cuda:main")
+            cls.bin = cls._bazel("info", DISABLED, "bazel-bin").stdout.strip()
+            cls.external = os.path.join(cls._bazel("info", "output_base").stdout.strip(), "external")
+            cls.incompatible = cls._bazel("build", DISABLED, "//if_cuda:cuda_only")
+            os.makedirs(os.path.join(cls.consumer, "toolchain"))
+            with open(os.path.join(cls.consumer, "toolchain", "BUILD.bazel"), "w") as f:
+                f.write('load("@rules_cuda_stages//cuda_rules:defs.bzl", "cuda_toolkit")\n'
+                        'cuda_toolkit(name = "cuda_toolkit", path = "/usr/local/cuda", version = "13.0")\n')
+            cls.toolkit_macro = cls._bazel("build", "//toolchain:all")
+        finally:
+            cls._bazel("shutdown")
+
+    @classmethod
+    def _bazel(cls, *args):
+        cmd = [checkout_lib.bazel_binary(), "--output_base=" + cls.output_base, args[0]]
+        if args[0] not in ("shutdown",):
+            cmd += checkout_lib.offline_flags()
+        if args[0] in ("build", "run"):
+            cmd += ["--repository_cache=" + checkout_lib.shared_repository_cache(), "--noshow_progress"]
+        cmd += list(args[1:])
+        env = dict(os.environ, HOME=os.environ["TEST_TMPDIR"])
+        return subprocess.run(cmd, cwd=cls.consumer, env=env, capture_output=True, text=True)
+
+    def test_build_of_everything_skips_cuda(self):
+        self.assertEqual(self.build.returncode, 0, self.build.stderr[-4000:])
+        # The rdc library, the kernels and the CUDA binaries were skipped...
+        for path in ("rdc/liblibrdc.a", "basic/libkernel.a", "macros/main", "if_cuda/cuda_only"):
+            self.assertFalse(os.path.exists(os.path.join(self.bin, path)), path)
+        # ...the plain binary was built, and no toolkit was fetched.
+        self.assertTrue(os.path.exists(os.path.join(self.bin, "if_cuda/main")))
+        fetched = [d for d in os.listdir(self.external) if "cuda_13" in d] if os.path.isdir(self.external) else []
+        self.assertEqual(fetched, [], "toolkit repositories fetched with CUDA off")
+
+    def test_select_on_is_enabled_takes_the_other_branch(self):
+        self.assertEqual(self.run_main.returncode, 0, self.run_main.stderr[-3000:])
+        self.assertIn("CUDA_NOT_ENABLED", self.run_main.stdout)
+
+    def test_requires_cuda_target_is_incompatible(self):
+        self.assertNotEqual(self.incompatible.returncode, 0)
+        self.assertIn("//if_cuda:cuda_only", self.incompatible.stderr)
+        self.assertIn("incompatible", self.incompatible.stderr)
+
+    def test_rules_cuda_toolchain_definitions_name_the_extension(self):
+        self.assertNotEqual(self.toolkit_macro.returncode, 0)
+        err = self.toolkit_macro.stderr
+        self.assertIn("cuda_toolkit: rules_cuda's cuda_toolkit() defines a CUDA toolchain by hand", err)
+        self.assertIn("cuda.toolkit(version = ...)", err)
+        self.assertIn("docs/migrating.md", err)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,2 @@
+#pragma once
+int optf_value();
