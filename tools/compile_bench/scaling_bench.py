@@ -1,6 +1,6 @@
 """tools/bench scaling: how the cost of a build grows with its number of small .cu files.
 
-  tools/bench scaling [--preset=full|quick|validate | --cases=SHAPE/ARCHS/REPS/VARIANTS,...]
+  tools/bench scaling [--preset=full|full_small|full_1000|quick|validate | --cases=SHAPE/ARCHS/REPS/VARIANTS,...]
                       [--archs=sm_75,sm_80,sm_86,sm_90,compute_90] [--dev_archs=sm_90]
                       [--out=docs/performance] [--name=2core] [--append] [--dry_run]
   tools/bench scaling --report_only [--name=2core]
@@ -232,7 +232,7 @@ class ScalingBench:
                     "cpu_s": round(cpu_actions + cpu_server, 2), "load_after": loadavg()})
         run["heap_build_mb"] = self.heap_mb()
         if logged:
-            run["log_mb"] = round(os.path.getsize(exec_log) / 2 ** 20, 1)
+            run["log_mb"] = round(os.path.getsize(exec_log) / 1e6, 1)  # MB of 10^6 bytes, as the heap
             run["stages"] = self.stages_of(exec_log)
             plain = self.flags(case.shape, archs, staged, cache)
             run["null_s"] = [round(self.timed_bazel("build", *plain, *TARGETS), 3) for _ in range(NULL_BUILDS)]

@@ -50,6 +50,19 @@ VARIANT_ORDER = ("bazel_staged", "bazel_unstaged", "nvcc", "nvcc_t0")
 ARCH_KEYS = ("4", "1")
 
 # Presets: cases "SHAPE/ARCHS/REPS/VARIANTS" (ARCHS: 4 = --archs, 1 = --dev_archs).
+_FULL_SMALL = [
+    "n40/4/3/staged+unstaged+nvcc+nvcc_t0+staged_nolog+unstaged_nolog",
+    "n50/4/3/staged+unstaged+nvcc+nvcc_t0",
+    "n50/1/3/staged+unstaged+nvcc+nvcc_t0",
+    "n200/4/1/staged+unstaged+nvcc+nvcc_t0",
+    "n200/1/1/staged+unstaged+nvcc+nvcc_t0",
+    "n200t10/4/1/staged+unstaged",
+    "n200t10/1/1/staged+unstaged",
+]
+_FULL_1000 = [
+    "n1000/4/1/staged+unstaged+scaleout",
+    "n1000/1/1/staged+unstaged",
+]
 PRESETS = {
     # The issue's 40-file target (with and without the execution log), and the
     # per-source cost from 50 to 200 sources: about 25 minutes on 2 cores.
@@ -59,19 +72,12 @@ PRESETS = {
         "n50/1/1/staged+unstaged",
         "n200/4/1/staged+unstaged",
     ],
-    # Everything the issue asks for: about 1 h 45 min on 2 cores (tools/bench
-    # scaling --dry_run prints the estimate per case).
-    "full": [
-        "n40/4/3/staged+unstaged+nvcc+nvcc_t0+staged_nolog+unstaged_nolog",
-        "n50/4/3/staged+unstaged+nvcc+nvcc_t0",
-        "n50/1/3/staged+unstaged+nvcc+nvcc_t0",
-        "n200/4/1/staged+unstaged+nvcc+nvcc_t0",
-        "n200/1/1/staged+unstaged+nvcc+nvcc_t0",
-        "n200t10/4/1/staged+unstaged",
-        "n200t10/1/1/staged+unstaged",
-        "n1000/4/1/staged+unstaged+scaleout",
-        "n1000/1/1/staged+unstaged",
-    ],
+    # Everything the issue asks for: about 2 hours on 2 cores (tools/bench
+    # scaling --dry_run prints the estimate per case), or in two sittings of
+    # about an hour each: full_small, then full_1000 with --append.
+    "full": _FULL_SMALL + _FULL_1000,
+    "full_small": _FULL_SMALL,
+    "full_1000": _FULL_1000,
     # Trying the harness out (every step, tiny builds).
     "validate": [
         "n5/4/1/staged+unstaged+nvcc+nvcc_t0+staged_nolog+unstaged_nolog+scaleout",
@@ -218,15 +224,17 @@ def plan_text(cases):
 
 # --- parsing what Bazel and the tools print -----------------------------------------------
 
-_HEAP = re.compile(r"([0-9]+)\s*MB\b")
+_HEAP = re.compile(r"\b([0-9]+)(B|KB|MB|GB)\b")
+# Bazel prints sizes in decimal units (StringUtilities.prettyPrintBytes: 9999B, 9999KB, 99999MB, 100GB).
+_UNIT_MB = {"B": 1e-6, "KB": 1e-3, "MB": 1.0, "GB": 1e3}
 
 
 def parse_heap_mb(text):
-    """MB from `bazel info used-heap-size-after-gc` ('43MB', or 'used-heap-size-after-gc: 43MB')."""
+    """MB (10^6 bytes) from `bazel info used-heap-size-after-gc` ('43MB', or 'used-heap-size-after-gc: 43MB')."""
     m = _HEAP.search(text or "")
     if not m:
         raise ValueError("not a heap size: %r" % (text or "")[:80])
-    return int(m.group(1))
+    return round(int(m.group(1)) * _UNIT_MB[m.group(2)], 3)
 
 
 # Bazel 7's phase markers (instant events of category "build phase marker").
@@ -583,6 +591,74 @@ def scaleout_table(curves):
     return "\n".join(lines)
 
 
+def _pair_medians(groups, shape, archs, fn, scenario="cold"):
+    """(staged median, staged=false median) of fn over the shape's runs."""
+    return tuple(_median(groups.get((shape, archs, v, scenario), []), fn) for v in ("bazel_staged", "bazel_unstaged"))
+
+
+def _largest(runs, archs, variant="bazel_staged"):
+    """The shape with the most sources (one target each) that has cold runs of variant at archs."""
+    found = [s for s in shapes_at(runs, archs) if s[1] == s[2] and group(runs).get((s[0], archs, variant, "cold"))]
+    return found[-1] if found else None
+
+
+def costs_summary(runs, archs4, archs1):
+    """Where staging still costs, in numbers from these results: markdown bullets (docs/performance.md, item 3)."""
+    groups = group(runs)
+    out = []
+    for scenario, how in (("cold_nolog", "without the execution log"), ("cold", "with the execution log")):
+        staged, unstaged = _pair_medians(groups, "n40", archs4, lambda r: r["wall_s"], scenario)
+        if staged and unstaged:
+            out.append("- **Cold, 40 files, 4 archs, %s:** staged %s against staged=false %s (%.2fx), %.0f ms more per source." % (
+                how, lib.fmt_s(staged), lib.fmt_s(unstaged), staged / unstaged, 1000 * (staged - unstaged) / 40))
+    for archs in (archs4, archs1):
+        big = _largest(runs, archs)
+        if not big:
+            continue
+        shape, n, _ = big
+        label = "%s, %s" % (shape, archs_label(archs))
+        server = _pair_medians(groups, shape, archs, lambda r: per_source(r, "cpu_server_s"))
+        compilers = _pair_medians(groups, shape, archs, lambda r: per_source(r, "cpu_actions_s"))
+        wall = _pair_medians(groups, shape, archs, lambda r: per_source(r, "wall_s"))
+        if None not in wall:
+            out.append("- **Per source (%s):** wall %s staged against %s staged=false; CPU of the compilers (sandboxed "
+                       "tools) %s against %s; CPU of the Bazel server %s against %s." % (
+                           label, _fmt_ms(wall[0]), _fmt_ms(wall[1]), _fmt_ms(compilers[0]), _fmt_ms(compilers[1]),
+                           _fmt_ms(server[0]), _fmt_ms(server[1])))
+        vruns = groups.get((shape, archs, "bazel_staged", "cold"), [])
+        plan = _median(vruns, lambda r: r.get("stages", {}).get("CudaPlan", {}).get("executed_s", 0.0) / n)
+        share = _median(vruns, lambda r: plan_share(r.get("stages")))
+        if share is not None:
+            out.append("- **CudaPlan (%s):** %s of action time per source, %s of all action time." % (
+                label, _fmt_ms(plan), lib.fmt_pct(share)))
+        actions = _pair_medians(groups, shape, archs, lambda r: count_actions(r.get("stages")) / n)
+        if None not in actions:
+            out.append("- **Actions (%s):** %.1f per source staged, %.1f staged=false (each a sandbox and a cache entry)." % (
+                label, actions[0], actions[1]))
+        analysis = _pair_medians(groups, shape, archs, lambda r: r.get("analysis_s"))
+        heap = _pair_medians(groups, shape, archs, lambda r: r.get("heap_analysis_mb"))
+        if None not in analysis and None not in heap:
+            out.append("- **Analysis and memory (%s, fresh server):** loading + analysis %s staged against %s; used heap "
+                       "after analysis %s against %s." % (label, lib.fmt_s(analysis[0]), lib.fmt_s(analysis[1]),
+                                                          _fmt_mb(heap[0]), _fmt_mb(heap[1])))
+        null = _pair_medians(groups, shape, archs, lambda r: lib.median(r.get("null_s") or [None]))
+        edit = _pair_medians(groups, shape, archs, lambda r: (r.get("edit") or {}).get("wall_s"))
+        if None not in null and None not in edit:
+            out.append("- **Null build and one-file edit (%s):** null %s staged against %s; one-file edit %s against %s." % (
+                label, lib.fmt_s(null[0]), lib.fmt_s(null[1]), lib.fmt_s(edit[0]), lib.fmt_s(edit[1])))
+        log_mb = _pair_medians(groups, shape, archs, lambda r: r.get("log_mb"))
+        if None not in log_mb:
+            out.append("- **Execution log (%s):** %s staged against %s staged=false (%.2f MB per source staged)." % (
+                label, _fmt_mb(log_mb[0]), _fmt_mb(log_mb[1]), log_mb[0] / n))
+    for archs in (archs4, archs1):
+        small = _median(groups.get(("n50", archs, "bazel_staged", "cold"), []), lambda r: per_source(r, "wall_s"))
+        big = _median(groups.get(("n1000", archs, "bazel_staged", "cold"), []), lambda r: per_source(r, "wall_s"))
+        if small and big:
+            out.append("- **Growth (%s):** staged wall per source %s at 50 sources, %s at 1000 (%.2fx)." % (
+                archs_label(archs), _fmt_ms(small), _fmt_ms(big), big / small))
+    return "\n".join(out)
+
+
 def tables(doc, archs4, archs1, corpus=None):
     """The whole report (markdown) of a results document."""
     runs = doc.get("runs", [])
@@ -598,6 +674,10 @@ def tables(doc, archs4, archs1, corpus=None):
         "### Targets (issue 15)",
         "",
         targets_table(runs, archs4, archs1, corpus),
+        "",
+        "### Where staging still costs (from these results)",
+        "",
+        costs_summary(runs, archs4, archs1) or "(not measured)",
         "",
     ]
     for archs in (archs4, archs1):

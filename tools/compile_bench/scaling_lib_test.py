@@ -150,6 +150,10 @@ class CaseTest(unittest.TestCase):
         self.assertLess(quick, 45 * 60)
         self.assertLess(quick, full)
         self.assertIn("total ~", sl.plan_text(sl.parse_cases("quick")))
+        # The full run in two sittings of about an hour: the parts make up the whole.
+        self.assertEqual(sl.PRESETS["full_small"] + sl.PRESETS["full_1000"], sl.PRESETS["full"])
+        for part in ("full_small", "full_1000"):
+            self.assertLess(sum(sl.estimate_s(c) for c in sl.parse_cases(part)), 70 * 60)
 
     def test_estimates_grow_with_the_sources(self):
         small = sl.estimate_s(sl.parse_case("n50/4/1/staged+unstaged"))
@@ -167,6 +171,8 @@ class ParseTest(unittest.TestCase):
     def test_heap(self):
         self.assertEqual(sl.parse_heap_mb("43MB\n"), 43)
         self.assertEqual(sl.parse_heap_mb("used-heap-size-after-gc: 1234MB\n"), 1234)
+        self.assertEqual(sl.parse_heap_mb("120GB"), 120000)
+        self.assertEqual(sl.parse_heap_mb("9999KB"), 9.999)
         with self.assertRaises(ValueError):
             sl.parse_heap_mb("Starting local Bazel server")
 
@@ -288,6 +294,19 @@ class TablesTest(unittest.TestCase):
         report = sl.tables(doc, ARCHS4, ARCHS1)
         self.assertIn("### Cold builds, sm_90", report)
         self.assertNotIn("Scale-out", report)
+
+    def test_costs_summary(self):
+        text = sl.costs_summary(self.doc()["runs"], ARCHS4, ARCHS1)
+        # 40 files without the log: staged 35 s, staged=false median 27 s: 200 ms more per source.
+        self.assertIn("- **Cold, 40 files, 4 archs, without the execution log:** staged 35.0 s against staged=false "
+                      "27.0 s (1.30x), 200 ms more per source.", text)
+        # The largest shape with one target per source at 4 archs is n1000.
+        self.assertIn("- **CudaPlan (n1000, 4 archs):** 4 ms of action time per source, 4.0 % of all action time.", text)
+        self.assertIn("- **Actions (n1000, 4 archs):** 5.0 per source staged, 5.0 staged=false", text)
+        self.assertIn("null 1.90 s staged against 0.60 s; one-file edit 3.00 s against 3.00 s.", text)
+        self.assertIn("- **Growth (4 archs):** staged wall per source 900 ms at 50 sources, 1080 ms at 1000 (1.20x).", text)
+        self.assertIn("(n50, 1 arch)", text)  # the largest 1-arch shape here
+        self.assertEqual(sl.costs_summary([], ARCHS4, ARCHS1), "")
 
     def test_scaleout_table_from_the_tool(self):
         # The real tool's JSON (scaleout_lib.format_curves) of a tiny staged and unstaged build.
