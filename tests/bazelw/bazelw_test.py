@@ -46,6 +46,14 @@ class CommandLineTest(unittest.TestCase):
         _, out, _ = bash('with_offline_config --batch test //... --jobs=2 | tr "\\0" " "')
         self.assertEqual(out.split(), ["--batch", "test", "--config=offline", "//...", "--jobs=2"])
 
+    def test_offline_bazel8_config_comes_with_bazel8_and_bazel9(self):
+        for config in ("bazel8", "bazel9"):
+            _, out, _ = bash('with_offline_config test --config=%s //docs:all | tr "\\0" " "' % config)
+            self.assertEqual(out.split(), ["test", "--config=offline", "--config=offline_bazel8", "--config=" + config, "//docs:all"])
+        # A target named like the flag after `--` is not the flag.
+        _, out, _ = bash('with_offline_config test -- --config=bazel9 | tr "\\0" " "')
+        self.assertEqual(out.split(), ["test", "--config=offline", "--", "--config=bazel9"])
+
     def test_offline_config_is_not_added_to_startup_only_calls(self):
         _, out, _ = bash('with_offline_config --version | tr "\\0" " "')
         self.assertEqual(out.split(), ["--version"])

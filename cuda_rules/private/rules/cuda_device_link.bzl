@@ -97,12 +97,14 @@ are left out. cuda_binary and cuda_test create one. With no relocatable code bel
 )
 
 def cuda_device_link(name, target_compatible_with = None, **kwargs):
-    """Device-links the relocatable device code below `deps` once (see cuda_device_link_rule).
+    """Device-links the relocatable device code below `deps` once, for a binary.
+
+    The rule and its attributes: [docs/api/rules.md](rules.md#cuda_device_link).
 
     Args:
       name: the target's name.
       target_compatible_with: as for any rule; requires_cuda() is added.
-      **kwargs: deps, dlinkopts and the common attributes.
+      **kwargs: the rule's attributes (deps, dlinkopts) and the common ones.
     """
     cuda_device_link_rule(
         name = name,

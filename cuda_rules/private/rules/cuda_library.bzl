@@ -210,6 +210,8 @@ cuda_objects, cuda_plan, device_link.""",
 def cuda_library(name, staged = None, target_compatible_with = None, **kwargs):
     """CUDA and C++ sources compiled into a library; .cu files one Bazel action per nvcc stage.
 
+    The rule and its attributes: [docs/api/rules.md](rules.md#cuda_library).
+
     With --@rules_cuda_stages//cuda_rules:enable=false the target is incompatible (skipped by
     `bazel build //...`), as if it were marked `target_compatible_with = requires_cuda()`.
 

@@ -134,6 +134,8 @@ output groups objects, rdc_objects, ptx, ltoir, cubin, fatbin, cuda_plan.""",
 def cuda_objects(name, staged = None, target_compatible_with = None, **kwargs):
     """CUDA sources compiled to objects for a cuda_library to archive (rules_cuda's cuda_objects).
 
+    The rule and its attributes: [docs/api/rules.md](rules.md#cuda_objects).
+
     Args:
       name: the target's name.
       staged: as for cuda_library.
