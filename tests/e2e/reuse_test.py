@@ -37,14 +37,14 @@ TARGETS = ["@rules_cuda_stages_examples//..."]
 
 
 # The newest gcc major each toolkit accepts (crt/host_config.h).
-MAX_GCC = {"13.0": 15}
+MAX_GCC = {"13.0": 15, "12.4": 13}
 
 
 def _too_new_gcc():
     """A gcc newer than the toolkit supports, if this machine has one."""
     if TOOLKIT not in MAX_GCC:
         return None
-    for name in ("gcc-16", "gcc-17", "gcc"):
+    for name in ("gcc-16", "gcc-17", "gcc-14", "gcc"):
         path = shutil.which(name)
         if not path:
             continue
@@ -120,8 +120,9 @@ class ReuseTest(unittest.TestCase):
             if TOOLKIT == "13.0":
                 cls.tampered_error = cls.two.bazel_fails(*_tampered_build(cls.two))
             if cls.too_new_gcc:
+                # (12.4: without this repository's own gcc 13 toolchain, tests/toolkit/host_cc.bzl.)
                 cls.host_compiler_error = cls.two.bazel_fails(
-                    "build", "--repo_env=CC=" + cls.too_new_gcc, "//tests/e2e/broken:ok")
+                    "build", "--repo_env=CC=" + cls.too_new_gcc, "--repo_env=CUDA12_HOST_CC=none", "//tests/e2e/broken:ok")
         finally:
             for checkout in (cls.one, cls.two):
                 try:
@@ -224,9 +225,14 @@ class ReuseTest(unittest.TestCase):
         if not self.too_new_gcc:
             self.skipTest("no gcc newer than CUDA %s supports on this machine (or no known limit)" % TOOLKIT)
         err = self.host_compiler_error
-        self.assertIn("unsupported GNU version", err)  # nvcc's own #error, kept
-        self.assertIn("the host compiler is newer than this CUDA version supports", err)
-        self.assertIn("--repo_env=CC=", err)
+        # At analysis, before any stage runs: both versions and the fix, once.
+        limit = MAX_GCC[TOOLKIT]
+        self.assertIn("rules_cuda_stages: CUDA %s (@" % TOOLKIT, err)
+        self.assertIn("accepts gcc %d and older as host compiler" % limit, err)
+        self.assertIn("the C++ toolchain's compiler is gcc ", err)
+        self.assertIn("--repo_env=CC=gcc-%d" % limit, err)
+        self.assertEqual(err.count("accepts gcc %d and older" % limit), 1, err[-3000:])
+        self.assertNotIn("unsupported GNU version", err)  # no stage ran
 
     def test_checksum_mismatch_is_one_clear_error(self):
         if TOOLKIT != "13.0":

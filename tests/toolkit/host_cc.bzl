@@ -7,8 +7,10 @@ one `bazel test //...` builds the 13.x tests with that gcc and the 12.4 ones
 one, this extension configures a second C++ toolchain, Bazel's own
 autoconfiguration with the compiler replaced, registered with
 target_settings = toolkit 12.4. The compiler: $CUDA12_HOST_CC (tools/bazelw's
-offline config sets its gcc 13 wrapper), else gcc-13, gcc-12 or gcc-11 on PATH.
-Without one, defs.bzl says so and the 12.4 tests are skipped (incompatible).
+offline config sets its gcc 13 wrapper), else gcc-13, gcc-12 or gcc-11 on PATH;
+CUDA12_HOST_CC=none: no toolchain (tests/e2e:reuse_test_cuda12_4 builds with a
+too new gcc). Without one, defs.bzl says so and the 12.4 tests are skipped
+(incompatible).
 """
 
 load("@rules_cc//cc/private/toolchain:cc_configure.bzl", "cc_autoconf_impl")  # buildifier: disable=bzl-visibility
@@ -24,7 +26,9 @@ def _gcc_major(rctx, path):
 def _host_cc_impl(rctx):
     found = None
     explicit = rctx.os.environ.get("CUDA12_HOST_CC", "")
-    for candidate in ([explicit] if explicit else []) + _CANDIDATES:
+    for candidate in ([explicit] if explicit else []) + ([] if explicit == "none" else _CANDIDATES):
+        if candidate == "none":
+            continue
         path = rctx.path(candidate) if candidate.startswith("/") else rctx.which(candidate)
         if path and path.exists and _gcc_major(rctx, path) in range(1, 14):
             found = path

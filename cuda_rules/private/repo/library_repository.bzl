@@ -32,15 +32,21 @@ _DEB_SCRATCH = "_rules_cuda_stages_debs"
 _KEEP = "_rules_cuda_stages_keep"
 
 def _fetch_failed(what, archive, urls, regenerate):
+    if regenerate.startswith("python3 "):
+        pinned = "the versions table"
+        fix = "fix the mirror, or regenerate the table with `{}`".format(regenerate)
+    else:
+        pinned = regenerate
+        fix = "fix the mirror, or the manifest"
     fail(("rules_cuda_stages: {what}: could not fetch {f} (sha256 {sha}) from {url}. " +
           "If the download failed, check the network or --downloader_config / --distdir; if the " +
-          "checksum did not match, the file is not the one pinned in the versions table: " +
-          "fix the mirror, or regenerate the table with `{regenerate}`.").format(
+          "checksum did not match, the file is not the one pinned in {pinned}: {fix}.").format(
         what = what,
         f = archive.get("filename", urls[0]),
         sha = archive["sha256"],
         url = " or ".join(urls),
-        regenerate = regenerate,
+        pinned = pinned,
+        fix = fix,
     ))
 
 def _extract_deb(rctx, archive, urls, what, regenerate):
@@ -88,7 +94,8 @@ def download_archives(rctx, archives, what, regenerate):
         "tar.xz", ..., or "deb"), filename, and either strip_prefix (with an optional output
         directory) or, for a "deb", files: {member of its data archive: destination}.
       what: what they are, for messages (e.g. "CUDA 13.0 cublas").
-      regenerate: the command that regenerates the table, for messages.
+      regenerate: the command that regenerates the table (python3 ...), or where the sha256s
+        are pinned (a redistrib manifest), for messages.
     """
     for archive in archives:
         urls = archive.get("urls") or [archive["url"]]
@@ -319,7 +326,7 @@ def _cuda_library_repository_impl(rctx):
             ))
         what = "CUDA {} {} ({} {} from {})".format(version, component, archive["package"], archive["version"], where)
         archives = [archive]
-        regenerate = "the sha256 in " + where
+        regenerate = where
     else:
         per_platform = json.decode(rctx.attr.archives)
         what = "CUDA {} {} ({} {})".format(version, component, rctx.attr.package, rctx.attr.package_version)

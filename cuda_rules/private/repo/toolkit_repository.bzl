@@ -369,8 +369,7 @@ def _fetch_debs(rctx, version, platform):
         ))
     download_archives(rctx, debs, "CUDA {} (Debian {})".format(version, entry["suite"]), "python3 tools/cuda_debs/lock.py " + version)
     rctx.file("bin/nvcc.profile", _NVCC_PROFILE)
-    nvcc = [d for d in debs if d["package"] == "nvidia-cuda-toolkit"]
-    return "Debian {}'s packages ({}) {}".format(entry["suite"], entry["source"], ", ".join(["{} {}".format(d["package"], d["version"]) for d in nvcc])), entry["components"]
+    return "Debian {}'s packages of {} (nvcc {})".format(entry["suite"], entry["source"], entry["nvcc_version"]), entry["components"]
 
 def in_toolkit_redist_components():
     """{redist component: components.bzl key} of the small components unpacked into a redist toolkit."""
@@ -387,7 +386,7 @@ def _fetch_redist(rctx, version, platform):
     archives, have, error = toolkit_archives(manifest, PLATFORMS[platform].redist, attr.mirrors, where, extra = sorted(extra.keys()))
     if error:
         fail("rules_cuda_stages: CUDA {} ({}): {}. Fix: use another release or platform, or check the manifest.".format(version, where, error))
-    download_archives(rctx, archives, "CUDA {} ({})".format(version, where), "the sha256 in " + where)
+    download_archives(rctx, archives, "CUDA {} ({})".format(version, where), where)
     origin = "NVIDIA's redistributable archives ({}): {}".format(where, ", ".join(["{} {}".format(a["package"], a["version"]) for a in archives]))
     return origin, [extra[c] for c in have if c in extra]
 
