@@ -18,11 +18,12 @@ _toolkit_transition = transition(
 
 def _with_toolkit_impl(ctx):
     files = depset(transitive = [s[DefaultInfo].files for s in ctx.attr.srcs])
-    return [DefaultInfo(files = files, runfiles = ctx.runfiles(transitive_files = files))]
+    runfiles = ctx.runfiles(transitive_files = files).merge_all([s[DefaultInfo].default_runfiles for s in ctx.attr.srcs])
+    return [DefaultInfo(files = files, runfiles = runfiles)]
 
 with_toolkit = rule(
     implementation = _with_toolkit_impl,
-    doc = "`srcs`, built with --@rules_cuda_stages//cuda_rules:toolkit=`toolkit` (empty: unchanged).",
+    doc = "`srcs` (and their runfiles), built with --@rules_cuda_stages//cuda_rules:toolkit=`toolkit` (empty: unchanged).",
     attrs = {
         "srcs": attr.label_list(cfg = _toolkit_transition),
         "toolkit": attr.string(),

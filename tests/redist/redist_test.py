@@ -142,7 +142,8 @@ class RedistTest(unittest.TestCase):
             tampered = os.path.join(tmp, "tampered")
             shutil.copytree(mirror, tampered)
             tampered_manifest = os.path.join(tampered, os.path.basename(manifest))
-            text = open(manifest).read()
+            with open(manifest) as f:
+                text = f.read()
             cccl = [a for a in archives if a[0] == "cuda_cccl"][0]
             real = mirror_lib.sha256_of(os.path.join(mirror, cccl[3]))
             with open(tampered_manifest, "w") as f:
@@ -153,6 +154,7 @@ class RedistTest(unittest.TestCase):
         finally:
             if server:
                 server.shutdown()
+                server.server_close()
             for checkout in (cls.wheels, cls.redist, cls.broken):
                 try:
                     checkout.bazel("shutdown")
