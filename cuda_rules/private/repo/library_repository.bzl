@@ -1,8 +1,9 @@
 """NVIDIA's CUDA libraries as repositories, and the `@cuda` hub that picks them per toolkit.
 
-One repository per library and CUDA version (@cuda_13_0_cublas, ...), made from a
-list of archives (today NVIDIA's PyPI wheels; NVIDIA's redistributable archives
-or Debian packages fit the same attributes: url, sha256, strip_prefix, type),
+One repository per library, CUDA version and platform (@cuda_13_0_x86_64_cublas,
+...), made from a list of archives (NVIDIA's PyPI wheels, Debian's packages: url,
+sha256, type, strip_prefix or the members of a .deb to extract) or from the
+component's archive in NVIDIA's redistrib manifest,
 unpacked into one tree with include/ and lib/. Its BUILD file is generated from
 components.bzl: a cc_library per target with the headers, the shared libraries
 (linked, and shipped in runfiles so binaries find them without

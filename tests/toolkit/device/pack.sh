@@ -25,7 +25,11 @@ for target in "${targets[@]}"; do
   [[ -x "$bin" ]] || { echo "pack.sh: $bin is missing" >&2; exit 1; }
   rm -rf "$out/$name" "$out/$name.runfiles"
   cp -fL "$bin" "$out/$name"
-  [[ -d "$bin.runfiles" ]] && cp -rL "$bin.runfiles" "$out/$name.runfiles"
+  # Its runfiles, if they hold more than the binary itself (shared libraries);
+  # the CUDA runtime and libstdc++ are linked statically.
+  if [[ -d "$bin.runfiles" ]] && (cd "$bin.runfiles" && find -L . -type f ! -name MANIFEST ! -name _repo_mapping ! -path "./_main/$rel") | grep -q .; then
+    cp -rL "$bin.runfiles" "$out/$name.runfiles"
+  fi
   echo "binary $name $target $(sha256sum "$out/$name" | cut -d' ' -f1)" >>"$out/MANIFEST"
 done
 du -sh "$out"
