@@ -24,6 +24,7 @@
 """
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -68,6 +69,13 @@ def _tampered_build(checkout):
     return ("build", "--//cuda_rules:toolkit=13.5", "//tests/e2e/broken:ok")
 
 
+def _fetched_toolkits(checkout):
+    """The hermetic toolkit repositories (cuda_<major>_<minor>_<platform>, and their libraries') in the output base."""
+    external = os.path.join(checkout.output_base, "external")
+    return sorted(n.rpartition("~")[2].rpartition("+")[2] for n in os.listdir(external)
+                  if re.search(r"cuda_[0-9]+_[0-9]+_(x86_64|aarch64)", n) and os.path.isdir(os.path.join(external, n)))
+
+
 class ReuseTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -88,6 +96,7 @@ class ReuseTest(unittest.TestCase):
             cls.two.bazel("build", "--disk_cache=" + os.path.join(tmp, "disk_cache_two"),
                           "--execution_log_json_file=" + cls.cold_log, *TARGETS)
             cls.one_outputs = cls.one.cuda_outputs()
+            cls.one_toolkits = _fetched_toolkits(cls.one)
             cls.two_outputs = cls.two.cuda_outputs()
             cls.two.bazel("clean")
             cls.dev_stderr = cls.two.bazel_stderr("build", "--//cuda_rules:archs=sm_90", "--disk_cache=" + cls.disk_cache,
@@ -205,6 +214,11 @@ class ReuseTest(unittest.TestCase):
         self.assertIn("--@rules_cuda_stages//cuda_rules:archs=sm_90", self.outside_stderr)
         # The developer's sm_90 build before it said nothing: it is a subset.
         self.assertNotIn("outside the shipped set", self.dev_stderr)
+
+    def test_only_the_selected_toolkit_is_fetched(self):
+        # CI's build of the examples: the selected toolkit for this machine's
+        # platform, no other version, no other platform, no library.
+        self.assertEqual(self.one_toolkits, ["cuda_%s_x86_64" % TOOLKIT.replace(".", "_")])
 
     def test_native_is_detected_only_when_asked_for(self):
         self.assertEqual(self.native_fetched_before, [False, False], "@cuda_native_archs fetched without archs=native")
