@@ -76,17 +76,23 @@ def _whole_library_archives_whole_objects_test_impl(ctx):
 
 whole_library_archives_whole_objects_test = analysistest.make(_whole_library_archives_whole_objects_test_impl)
 
-def _rdc_library_leaves_out_device_links_below_test_impl(ctx):
+def _rdc_library_device_link_first_test_impl(ctx):
     env = analysistest.begin(ctx)
     inputs = analysistest.target_under_test(env)[CcInfo].linking_context.linker_inputs.to_list()
-    links = [li.owner for li in inputs if li.owner.name.endswith(".rules_cuda_stages_device_link")]
+    links = [li for li in inputs if li.owner.name.endswith(".rules_cuda_stages_device_link")]
+    names = [li.owner.name for li in links]
 
-    # Its own device link (over the rdc library below too), not the one below.
-    asserts.equals(env, 1, len(links), "device links in the linking context: " + str(links))
-    asserts.equals(env, "outer_rdc.rules_cuda_stages_device_link", links[0].name if links else "")
+    # Its own device link (over the rdc library below too) comes before the
+    # one below, right after its own objects; neither is alwayslink, so a
+    # binary links the first and never needs the second.
+    asserts.equals(env, ["outer_rdc.rules_cuda_stages_device_link", "inner_rdc.rules_cuda_stages_device_link"], names)
+    asserts.equals(env, "outer_rdc.rules_cuda_stages_device_link", inputs[1].owner.name if len(inputs) > 1 else "")
+    for li in links:
+        for lib in li.libraries:
+            asserts.false(env, lib.alwayslink, "%s's device link is alwayslink" % li.owner.name)
     return analysistest.end(env)
 
-rdc_library_leaves_out_device_links_below_test = analysistest.make(_rdc_library_leaves_out_device_links_below_test_impl)
+rdc_library_device_link_first_test = analysistest.make(_rdc_library_device_link_first_test_impl)
 
 # Flags ---------------------------------------------------------------------
 
@@ -226,7 +232,7 @@ def compat_test_suite(name):
         "lto_objects_in_whole_library_test": (lto_objects_in_whole_library_test, {"target_under_test": ":whole_over_lto_objects"}),
         "objects_both_variants_test": (objects_both_variants_test, {"target_under_test": consumer + "rdc:b"}),
         "rdc_library_archives_and_links_objects_test": (rdc_library_archives_and_links_objects_test, {"target_under_test": consumer + "rdc:librdc"}),
-        "rdc_library_leaves_out_device_links_below_test": (rdc_library_leaves_out_device_links_below_test, {"target_under_test": ":outer_rdc"}),
+        "rdc_library_device_link_first_test": (rdc_library_device_link_first_test, {"target_under_test": ":outer_rdc"}),
         "rules_cuda_attribute_names_test": (rules_cuda_attribute_names_test, {"target_under_test": ":attribute_names"}),
         "runtime_flag_test": (runtime_flag_test, {"target_under_test": consumer + "basic:kernel"}),
         "whole_library_archives_whole_objects_test": (whole_library_archives_whole_objects_test, {"target_under_test": ":whole_over_objects"}),

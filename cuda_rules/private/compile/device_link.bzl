@@ -212,8 +212,16 @@ def _is_device_link(linker_input):
 def linking_context_with_device_link(ctx, *, cc_toolchain, feature_configuration, own, dlink_obj, deps):
     """A linking context: `own`, then the device link's object, then `deps`' linker inputs.
 
-    The device links of targets below are left out: this one covers their
-    code (each binary links each relocatable module once).
+    With objects of its own (a cuda_library(rdc = True)), the device link is an
+    ordinary archive member, linked when the target's host objects ask for the
+    registration functions it defines, as nvcc's and rules_cuda's are: `deps`
+    stay a child of the context (in every binary this target's inputs come
+    before theirs), so when a binary also depends on an rdc library below, this
+    device link (which covers that library's code too) is linked and the lower
+    one is not needed. Without objects of its own (a cuda_device_link, or an rdc
+    library over other rdc libraries only) nothing before it would ask for it:
+    it is always linked, and the device links below are left out (it covers
+    their code).
 
     Args:
       ctx: the rule context.
@@ -226,25 +234,27 @@ def linking_context_with_device_link(ctx, *, cc_toolchain, feature_configuration
     Returns:
       LinkingContext.
     """
+    own_inputs = [] if own == None else own.linker_inputs.to_list()
+    on_demand = any([li.libraries for li in own_inputs])
     dlink_context, _ = cc_common.create_linking_context_from_compilation_outputs(
         actions = ctx.actions,
         name = "_cuda_dlink/{}/{}".format(ctx.label.name, ctx.label.name),
         feature_configuration = feature_configuration,
         cc_toolchain = cc_toolchain,
         compilation_outputs = cc_common.create_compilation_outputs(objects = depset([dlink_obj]), pic_objects = depset([dlink_obj])),
-        # It defines what every host object of the code it linked needs.
-        alwayslink = True,
+        alwayslink = not on_demand,
         disallow_dynamic_library = True,
     )
     owner = Label(str(ctx.label) + _OWNER_SUFFIX)
-
-    # One flat list, in link order: what this target links, its device link,
-    # then everything below (which the device runtime is part of).
-    ordered = [] if own == None else own.linker_inputs.to_list()
-    ordered += [
+    dlink_inputs = [
         cc_common.create_linker_input(owner = owner, libraries = depset(li.libraries), user_link_flags = li.user_link_flags)
         for li in dlink_context.linker_inputs.to_list()
     ]
-    below = cc_common.merge_cc_infos(cc_infos = deps).linking_context.linker_inputs.to_list()
-    ordered += [li for li in below if not _is_device_link(li)]
+    below = cc_common.merge_cc_infos(cc_infos = deps).linking_context.linker_inputs
+    if on_demand:
+        return cc_common.create_linking_context(linker_inputs = depset(own_inputs + dlink_inputs, transitive = [below], order = "topological"))
+
+    # One flat list, in link order: its device link, then everything below
+    # but the device links there (which the device runtime is part of).
+    ordered = own_inputs + dlink_inputs + [li for li in below.to_list() if not _is_device_link(li)]
     return cc_common.create_linking_context(linker_inputs = depset(ordered, order = "topological"))

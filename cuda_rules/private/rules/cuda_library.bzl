@@ -94,8 +94,10 @@ def _cuda_library_impl(ctx):
 
     # rdc: this library device-links the relocatable code of its closure
     # (its own, its cuda_objects', and the rdc libraries' below it), so a
-    # plain cc_binary over it links and runs; the device links below it are
-    # left out of what it links (this one covers their code).
+    # plain cc_binary over it links and runs, also when the binary lists rdc
+    # libraries below it as well: its device link comes first in every link
+    # and covers their code, so theirs are not pulled from their archives
+    # (linking_context_with_device_link).
     device_link_inputs = own.device_link_inputs + objects_below.device_link_inputs.to_list()
     dlink = None
     if rdc:
