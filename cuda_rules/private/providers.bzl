@@ -48,6 +48,7 @@ CudaToolchainInfo = provider(
         "nvlink": "File or None: bin/nvlink.",
         "device_link_files": "depset of File: what device linking reads (nvlink, fatbinary, crt/link.stub, libcudadevrt.a).",
         "fatbin_header": "depset of File: include/fatbinary_section.h, what CudaEmbedFatbin's compile of fatbinary's C output includes.",
+        "host_compile_headers": "depset of File: what CudaHostCompile reads from the toolkit (crt/host_runtime.h and the headers it includes).",
         "lto_files": "depset of File: what nvlink -dlto loads (libNVVM, libdevice).",
         "cudadevrt": "CcInfo or None: the device runtime (libcudadevrt.a).",
         "headers": "depset of File: the toolkit's include tree.",

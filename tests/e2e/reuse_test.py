@@ -20,7 +20,7 @@
    nothing of CI's, and the build says so once.
 4. `native` is detected only by a build that asks for it.
 5. The stage actions ran sandboxed (linux-sandbox where available), so their
-   declared inputs are complete.
+   declared inputs are complete; CudaPlan ran in a persistent worker.
 """
 
 import os
@@ -255,9 +255,11 @@ class ReuseTest(unittest.TestCase):
 
     def test_stage_actions_ran_sandboxed(self):
         spawns = cache_report_lib.read_log(self.cold_log)
-        runners = {s.runner for s in spawns if s.mnemonic.startswith("Cuda") and not s.cache_hit}
+        runners = {s.runner for s in spawns if s.mnemonic.startswith("Cuda") and s.mnemonic != "CudaPlan" and not s.cache_hit}
         self.assertTrue(runners)
         self.assertTrue(all("sandbox" in r for r in runners), runners)
+        # CudaPlan (nvcc --dryrun, no compile) runs in persistent workers.
+        self.assertEqual({s.runner for s in spawns if s.mnemonic == "CudaPlan" and not s.cache_hit}, {"worker"})
 
 
 if __name__ == "__main__":

@@ -248,7 +248,10 @@ def embed_script(layout, exports, host_cc, machine_flags, module_id):
     the two, so the rules' objects stay one per source, as nvcc's are.
     """
     symbol = fatbin_symbol(layout, module_id)
-    compile_c = [host_cc, "-c", "-x", "c"] + machine_flags + [
+    # -w: the code is fatbinary's, written for nvcc's C++ host compile; as C,
+    # gcc warns about its relocatable wrapper (`extern const ... = {...}`,
+    # which C++ needs for external linkage), on every rdc source.
+    compile_c = [host_cc, "-c", "-x", "c", "-w"] + machine_flags + [
         "-I" + layout.toolkit_root + "/include",
         "-D__NV_MODULE_ID=" + module_id,
         "-",

@@ -9,11 +9,24 @@ source's module id (module_id.py) and the nvcc arguments the scripts replay.
 `device_link` (cuda_device_link) does the same for `nvcc -dlink`
 (link_scripts.py). The layout, written by the rules, names every file; it is
 checked against the stage table (layout.py) before anything runs.
+
+The rules pass every argument in params files (`@FILE`, one argument per
+line), so Bazel can run CudaPlan as a persistent worker (JSON protocol):
+
+  planner --persistent_worker
+
+reads one WorkRequest per line on stdin and answers each with a WorkResponse
+on stdout, so Python starts once per worker instead of once per source
+(docs/cuda_library.md, "CudaPlan as a persistent worker"). A request runs the
+same code as a one-shot call and writes the same files.
 """
 
+import contextlib
+import io
 import json
 import os
 import sys
+import traceback
 
 from absl import app
 from absl import flags
@@ -26,8 +39,7 @@ from tools.nvcc_plan import nvcc_plan_lib
 FLAGS = flags.FLAGS
 flags.DEFINE_string("layout", None, "the layout the rules wrote (plan/layout.json)")
 flags.DEFINE_string("nvcc", None, "execroot-relative path of nvcc")
-flags.mark_flag_as_required("layout")
-flags.mark_flag_as_required("nvcc")
+flags.DEFINE_bool("persistent_worker", False, "serve Bazel's WorkRequests (JSON, one per line) on stdin")
 
 _COMMANDS = ("compile", "device_link")
 
@@ -70,11 +82,60 @@ def plan(command, layout_path, nvcc, nvcc_args):
     return 0
 
 
-def main(argv):
-    if len(argv) < 2 or argv[1] not in _COMMANDS:
-        raise app.UsageError("usage: planner {%s} --layout=F --nvcc=P -- NVCC_ARGS..." % "|".join(_COMMANDS))
+_USAGE = "usage: planner {%s} --layout=F --nvcc=P -- NVCC_ARGS..." % "|".join(_COMMANDS)
+
+
+def expand_params(argv):
+    """argv with each `@FILE` argument replaced by FILE's lines (Bazel's "multiline" params files)."""
+    out = []
+    for arg in argv:
+        if arg.startswith("@"):
+            with open(arg[1:]) as f:
+                out.extend(f.read().splitlines())
+        else:
+            out.append(arg)
+    return out
+
+
+def _run(argv):
+    """One plan from parsed flags and positional arguments [program, command, nvcc args...]."""
+    if len(argv) < 2 or argv[1] not in _COMMANDS or not FLAGS.layout or not FLAGS.nvcc:
+        raise app.UsageError(_USAGE)
     return plan(argv[1], FLAGS.layout, FLAGS.nvcc, argv[2:])
 
 
+def serve(stdin, stdout):
+    """The persistent worker's loop: one JSON WorkRequest per line in, one WorkResponse per line out.
+
+    Messages of a request (what a one-shot run prints on stderr) go into its
+    response's `output`; nothing else is ever written to stdout.
+    """
+    for line in stdin:
+        if not line.strip():
+            continue
+        request = json.loads(line)
+        output = io.StringIO()
+        with contextlib.redirect_stdout(output), contextlib.redirect_stderr(output):
+            try:
+                FLAGS.unparse_flags()
+                status = _run(FLAGS(["planner"] + expand_params(request.get("arguments", []))))
+            except (app.UsageError, flags.Error) as e:
+                print("rules_cuda_stages: CudaPlan: %s" % e, file=sys.stderr)
+                status = 2
+            except Exception:  # noqa: BLE001 - a failed request must not end the worker
+                traceback.print_exc()
+                status = 1
+        response = {"exitCode": status, "output": output.getvalue(), "requestId": request.get("requestId", 0)}
+        stdout.write(json.dumps(response) + "\n")
+        stdout.flush()
+    return 0
+
+
+def main(argv):
+    if FLAGS.persistent_worker:
+        return serve(sys.stdin, sys.stdout)
+    return _run(argv)
+
+
 if __name__ == "__main__":
-    app.run(main)
+    app.run(main, argv=expand_params(sys.argv))

@@ -35,6 +35,7 @@ def compile_action(actions, *, cuda, src, headers, cc_files, nvcc_args, obj):
         # get (a fixed PATH under --incompatible_strict_action_env). The staged
         # scripts run under /bin/sh, whose default PATH does the same.
         use_default_shell_env = True,
-        progress_message = "Compiling %{input} with nvcc (%{label})",
+        # The source by name: %{input} would be the first input, a header.
+        progress_message = "Compiling %s with nvcc (%%{label})" % src.short_path,
         toolchain = CUDA_TOOLCHAIN_TYPE,
     )

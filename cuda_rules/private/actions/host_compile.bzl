@@ -17,7 +17,9 @@ def host_compile_action(actions, *, script, cudafe1_cpp, stub, fatbin_decl, head
       cudafe1_cpp: File, cudafe++'s host code.
       stub: File, the registration stub (written by the stub arch's cicc).
       fatbin_decl: File, the fatbinary's declaration (written by CudaPlan).
-      headers: depset of File, the toolkit's headers.
+      headers: depset of File, the toolkit's headers cudafe++'s output includes
+        (crt/host_runtime.h's; the rest of the source's headers are already
+        preprocessed into it).
       cc_files: depset of the host compiler's files.
       obj: File, the host object.
     """

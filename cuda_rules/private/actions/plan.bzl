@@ -5,6 +5,17 @@ load("//cuda_rules/private:toolchain.bzl", "CUDA_TOOLCHAIN_TYPE")
 
 visibility(["//cuda_rules/..."])
 
+def in_params_file(args):
+    """Makes `args` reach the planner in a params file (one argument per line); returns it.
+
+    CudaPlan runs as a persistent worker where Bazel can (local builds), and a
+    worker gets its per-action arguments only from params files: every Args
+    of a CudaPlan action goes through here.
+    """
+    args.use_param_file("@%s", use_always = True)
+    args.set_param_file_format("multiline")
+    return args
+
 def plan_action(actions, *, cuda, cc_files, planner, command, layout, outputs, nvcc_args, extra_inputs = []):
     """Runs `nvcc --dryrun` with the target's flags and writes every stage's script.
 
@@ -17,10 +28,10 @@ def plan_action(actions, *, cuda, cc_files, planner, command, layout, outputs, n
       layout: File, JSON naming every stage's outputs (tools/nvcc_plan/layout.py reads it).
       outputs: list of File: the stage scripts, the record of nvcc's arguments and, for a
         compile, the module id (declared by the caller).
-      nvcc_args: list of Args, nvcc's options for this source.
+      nvcc_args: list of Args, nvcc's options for this source, each given to in_params_file.
       extra_inputs: list of File nvcc reads to plan besides the toolkit (an nvcc options file).
     """
-    args = actions.args()
+    args = in_params_file(actions.args())
     args.add(command)
     args.add(layout, format = "--layout=%s")
     args.add(cuda.nvcc, format = "--nvcc=%s")
@@ -33,6 +44,15 @@ def plan_action(actions, *, cuda, cc_files, planner, command, layout, outputs, n
         inputs = depset([layout, cuda.nvcc] + extra_inputs, transitive = [cuda.nvcc_files, cc_files]),
         outputs = outputs,
         mnemonic = PLAN_MNEMONIC,
+        # A persistent worker (tools/nvcc_plan/planner.py --persistent_worker)
+        # where the spawn strategy allows: Python and its imports start once
+        # per worker instead of once per source. Remote execution and
+        # --strategy=CudaPlan=sandboxed run it one-shot, from the same params
+        # files, writing the same outputs.
+        execution_requirements = {
+            "requires-worker-protocol": "json",
+            "supports-workers": "1",
+        },
         progress_message = "Planning nvcc stages of %{label}",
         toolchain = CUDA_TOOLCHAIN_TYPE,
     )

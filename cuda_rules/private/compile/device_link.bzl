@@ -12,7 +12,7 @@ two copies of its device globals).
 load("@rules_cc//cc/common:cc_common.bzl", "cc_common")
 load("//cuda_rules/private:actions/device_link.bzl", "device_link_action", "link_stub_action")
 load("//cuda_rules/private:actions/fatbinary.bzl", "fatbinary_action")
-load("//cuda_rules/private:actions/plan.bzl", "plan_action")
+load("//cuda_rules/private:actions/plan.bzl", "in_params_file", "plan_action")
 load("//cuda_rules/private:archs.bzl", "arch_sort_key")
 load("//cuda_rules/private:compile/host_flags.bzl", "xcompiler")
 load("//cuda_rules/private:compile/nvcc_args.bzl", "canonical")
@@ -147,7 +147,7 @@ def device_link(ctx, *, cuda, cc_toolchain, inputs, non_rdc, planner, dlinkopts 
         "scripts": paths(scripts),
     }))
 
-    nvcc_args = ctx.actions.args()
+    nvcc_args = in_params_file(ctx.actions.args())
     nvcc_args.add("-dlink")
     if lto:
         nvcc_args.add("-dlto")

@@ -5,7 +5,7 @@ load("//cuda_rules/private:actions/embed_fatbin.bzl", "embed_fatbin_action")
 load("//cuda_rules/private:actions/fatbinary.bzl", "fatbinary_action")
 load("//cuda_rules/private:actions/frontend.bzl", "frontend_action")
 load("//cuda_rules/private:actions/host_compile.bzl", "host_compile_action")
-load("//cuda_rules/private:actions/plan.bzl", "plan_action")
+load("//cuda_rules/private:actions/plan.bzl", "in_params_file", "plan_action")
 load("//cuda_rules/private:actions/preprocess.bzl", "device_preprocess_action", "host_preprocess_action")
 load("//cuda_rules/private:actions/ptxas.bzl", "ptxas_action")
 load("//cuda_rules/private:compile/nvcc_args.bzl", "canonical")
@@ -53,7 +53,7 @@ def link_marker(label, src):
 def _mangle(text):
     return "".join([c if c.isalnum() else "_" for c in text.elems()]).strip("_")
 
-def staged_compile(ctx, *, cuda, cc_files, archs, pinned_list, rdc, variant, user_options, toolchain_flags, nvcc_args, extra_inputs, headers, toolkit_headers, src, planner):
+def staged_compile(ctx, *, cuda, cc_files, archs, pinned_list, rdc, variant, user_options, toolchain_flags, nvcc_args, extra_inputs, headers, src, planner):
     """Declares and registers every stage of one .cu file.
 
     Args:
@@ -70,7 +70,6 @@ def staged_compile(ctx, *, cuda, cc_files, archs, pinned_list, rdc, variant, use
       nvcc_args: Args, nvcc's options for the target (nvcc_args.nvcc_common_args).
       extra_inputs: list of File CudaPlan reads besides the toolkit (an nvcc options file).
       headers: depset of File the source may include (the toolkit's too).
-      toolkit_headers: depset of File, the toolkit's headers (the host compile's include tree).
       src: File, the .cu source.
       planner: FilesToRunProvider of //tools/nvcc_plan:planner.
 
@@ -100,7 +99,7 @@ def staged_compile(ctx, *, cuda, cc_files, archs, pinned_list, rdc, variant, use
         "scripts": paths(scripts),
     }))
 
-    src_args = ctx.actions.args()
+    src_args = in_params_file(ctx.actions.args())
     src_args.add("-c", src.path)
     src_args.add("-o", files["obj"])
     plan_action(
@@ -183,7 +182,9 @@ def staged_compile(ctx, *, cuda, cc_files, archs, pinned_list, rdc, variant, use
         cudafe1_cpp = files["cudafe1_cpp"],
         stub = files["cicc_stub/" + stub_arch(archs)],
         fatbin_decl = files["fatbin_decl"],
-        headers = toolkit_headers,
+        # nvcc.profile keeps bin/ in the sandbox: nvcc spells an include
+        # directory <toolkit>/bin/../include, as in every gcc stage.
+        headers = depset(transitive = [cuda.host_compile_headers, cuda.nvcc_files]),
         cc_files = cc_files,
         obj = files["host_obj"],
     )

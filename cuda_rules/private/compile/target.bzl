@@ -3,6 +3,7 @@
 load("@bazel_skylib//rules:common_settings.bzl", "BuildSettingInfo")
 load("@rules_cc//cc/common:cc_common.bzl", "cc_common")
 load("@rules_cc//cc/common:cc_info.bzl", "CcInfo")
+load("//cuda_rules/private:actions/plan.bzl", "in_params_file")
 load("//cuda_rules/private:archs.bzl", "device_link_archs", "parse_archs", "pinned_arch_list")
 load("//cuda_rules/private:compile/host_flags.bzl", "classify_host_flags", "toolchain_compile_flags")
 load("//cuda_rules/private:compile/nvcc_args.bzl", "join_path", "nvcc_common_args", "nvcc_options")
@@ -182,7 +183,6 @@ def compilation(ctx, cuda, srcs):
         deps_cc = list of CcInfo below this target for dependents: deps, implementation_deps (their
           linking only), the CUDA runtime,
         headers = depset of File a .cu file may include,
-        toolkit_headers = depset of File, the toolkit's include tree,
       ).
     """
     own = CcInfo(compilation_context = cc_common.create_compilation_context(
@@ -212,7 +212,6 @@ def compilation(ctx, cuda, srcs):
         implementation = [i.compilation_context for i in implementation],
         deps_cc = deps + [CcInfo(linking_context = i.linking_context) for i in implementation] + [runtime],
         headers = depset(srcs.hdrs, transitive = [cctx.headers, toolkit_headers]),
-        toolkit_headers = toolkit_headers,
     )
 
 def compile_cu(ctx, *, cuda, cc_toolchain, archs, pinned_list, staged, rdc, variant, comp, options, cu_srcs):
@@ -251,6 +250,9 @@ def compile_cu(ctx, *, cuda, cc_toolchain, archs, pinned_list, staged, rdc, vari
         rdc = rdc,
         options = options,
     )
+    if staged:
+        # Only CudaPlan actions read them (staged_compile).
+        in_params_file(nvcc_args)
     extra_inputs = [options.optf] if options.optf else []
     cc_files = cc_toolchain.all_files
     for src in cu_srcs:
@@ -269,7 +271,6 @@ def compile_cu(ctx, *, cuda, cc_toolchain, archs, pinned_list, staged, rdc, vari
                 nvcc_args = nvcc_args,
                 extra_inputs = extra_inputs,
                 headers = comp.headers,
-                toolkit_headers = comp.toolkit_headers,
                 src = src,
                 planner = ctx.attr._planner[DefaultInfo].files_to_run,
             )

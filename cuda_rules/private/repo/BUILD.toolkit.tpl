@@ -54,6 +54,24 @@ filegroup(
     ),
 )
 
+# What CudaHostCompile's compile of cudafe++'s output reads from the toolkit:
+# it is preprocessed already, except for its #include of crt/host_runtime.h,
+# whose headers are the top-level ones and crt/'s (not CCCL's 1700).
+filegroup(
+    name = "host_compile_headers",
+    srcs = glob(
+        [
+            "include/*.h",
+            "include/*.hpp",
+            "include/crt/**",
+            "targets/*/include/*.h",
+            "targets/*/include/*.hpp",
+            "targets/*/include/crt/**",
+        ],
+        allow_empty = True,
+    ),
+)
+
 # cicc's inputs besides itself: libdevice.
 filegroup(
     name = "cicc_files",
@@ -214,6 +232,7 @@ cuda_toolchain(
     cudafe = "bin/cudafe++",
     device_link_files = ":device_link_files",
     fatbin_header = ":fatbin_header",
+    host_compile_headers = ":host_compile_headers",
     fatbinary = "bin/fatbinary",
     headers = ":include_files",
     lto_files = ":lto_files",
