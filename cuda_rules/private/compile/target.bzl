@@ -316,7 +316,11 @@ def check_source_path(label, src):
     if bad:
         fail(("{}: {}: nvcc cannot compile a source whose path holds {} (it runs its stages through /bin/sh " +
               "with the path in double quotes, where these characters keep their meaning). Fix: rename the file " +
-              "(or its directory).").format(label, src.short_path, " ".join([repr(c) for c in bad])))
+              "(or its directory).").format(
+            display_label(label),
+            src.short_path,
+            " ".join(["newline" if c == "\n" else c for c in bad]),
+        ))
 
 def check_lto(ctx, archs, rdc):
     lto = [v.virtual for v in archs.virtuals if v.lto]
