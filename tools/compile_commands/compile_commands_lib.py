@@ -183,24 +183,67 @@ def parse_nvcc(args):
     return out
 
 
-def clang_arguments(parsed, toolkit_root, sysroot=None, compiler="clang++"):
-    """The compile as clang's CUDA mode takes it (for clangd)."""
+def clang_arguments(parsed, toolkit_root, sysroot=None, compiler="clang++", implicit=(), shims=None):
+    """The compile as clang's CUDA mode takes it, host side (what clangd shows).
+
+    Args:
+      parsed: from parse_nvcc, paths already fixed.
+      toolkit_root: the toolkit's directory (--cuda-path).
+      sysroot: the host compiler's implicit sysroot, or None.
+      compiler: argv[0].
+      implicit: the include flags nvcc adds itself (its INCLUDES and SYSTEM_INCLUDES), paths fixed.
+      shims: a directory of empty headers clang's CUDA wrapper includes and the toolkit lacks, or None.
+
+    Returns:
+      list of string.
+    """
     std = parsed["std"] or "c++17"
     if parsed.get("gnu"):
         std = std.replace("c++", "gnu++")
-    argv = [compiler, "-x", "cuda", "--cuda-path=" + toolkit_root, "--no-cuda-version-check", "-nocudalib",
-            "-std=" + std]
-    # clang compiles one GPU arch per job; the first is enough to parse device code.
+    argv = [compiler, "-x", "cuda", "--cuda-host-only", "--cuda-path=" + toolkit_root, "--no-cuda-version-check",
+            "-nocudalib", "-std=" + std]
+    # One GPU arch is enough to parse device code.
     argv += ["--cuda-gpu-arch=" + a for a in parsed["archs"][:1]]
     if parsed["rdc"]:
         argv.append("-fgpu-rdc")
     if sysroot and not any(f.startswith("--sysroot") for f in parsed["flags"]):
         argv.append("--sysroot=" + sysroot)
     argv += parsed["flags"]
+    argv += list(implicit)
+    if shims:
+        argv += ["-idirafter", shims]
     argv += ["-c", parsed["src"]]
     if parsed["obj"]:
         argv += ["-o", parsed["obj"]]
     return argv
+
+
+def implicit_includes(plan_env):
+    """The include flags nvcc adds to every host compiler command, from its dryrun's environment lines."""
+    out = []
+    for name in ("INCLUDES", "SYSTEM_INCLUDES"):
+        value = plan_env.get(name, "")
+        out += shlex.split(value)
+    # -I<dir> / -isystem <dir>, each path normalized (nvcc spells them <root>/bin/..//include).
+    fixed = []
+    pending = False
+    for arg in out:
+        if pending:
+            fixed.append(os.path.normpath(arg))
+            pending = False
+        elif arg in ("-I", "-isystem"):
+            fixed.append(arg)
+            pending = True
+        elif arg.startswith("-I"):
+            fixed.append("-I" + os.path.normpath(arg[2:]))
+        else:
+            fixed.append(arg)
+    return fixed
+
+
+# gcc options clang's driver rejects (clangd reports them as errors); C++ entries in the clang
+# format leave them out.
+GCC_ONLY = ("-fno-canonical-system-headers",)
 
 
 def _cpp_source(argv):
@@ -209,7 +252,11 @@ def _cpp_source(argv):
     return None
 
 
-def entries(aquery, paths, fmt="clang", sysroot_of=lambda compiler: None):
+def _tool_configurations(aquery):
+    return {c["id"] for c in aquery.get("configuration", []) if c.get("isTool")}
+
+
+def entries(aquery, paths, fmt="clang", sysroot_of=lambda compiler: None, toolkit_of=lambda nvcc: ((), None)):
     """compile_commands.json entries from `bazel aquery --output=jsonproto --include_param_files` output.
 
     Args:
@@ -218,16 +265,21 @@ def entries(aquery, paths, fmt="clang", sysroot_of=lambda compiler: None):
       fmt: "clang" (flags clangd understands) or "nvcc" (the nvcc command) for .cu sources.
       sysroot_of: compiler path -> the sysroot it uses implicitly (its -print-sysroot), or None;
         given to clang for .cu sources and to C++ commands that name none.
+      toolkit_of: nvcc path (as the action names it) -> (nvcc's implicit include flags, the shim
+        directory or None), for the clang format.
 
     Returns:
       A list of {"directory", "file", "arguments", "output"}, one per source (the first action of
       each: the non-relocatable compile of a cuda_objects source), sorted by file.
     """
     out = {}
+    tools = _tool_configurations(aquery)
     for action in aquery.get("actions", []):
         mnemonic = action.get("mnemonic")
         if mnemonic not in CUDA_MNEMONICS + (CPP_MNEMONIC,):
             continue
+        if action.get("configurationId") in tools:
+            continue  # built for the exec platform (a tool), not what an editor shows
         params = {p["execPath"]: p.get("arguments", []) for p in action.get("paramFiles", [])}
         argv = expand_params(action.get("arguments", []), params)
         if mnemonic == CPP_MNEMONIC:
@@ -235,6 +287,8 @@ def entries(aquery, paths, fmt="clang", sysroot_of=lambda compiler: None):
             if not src:
                 continue
             args = fix_paths(argv, paths)
+            if fmt == "clang":
+                args = [a for a in args if a not in GCC_ONLY]
             if not any(a.startswith("--sysroot") for a in args):
                 sysroot = sysroot_of(argv[0])
                 if sysroot:
@@ -255,7 +309,9 @@ def entries(aquery, paths, fmt="clang", sysroot_of=lambda compiler: None):
                 toolkit = paths(os.path.dirname(os.path.dirname(nvcc)))
                 fixed = dict(parsed, flags=fix_paths(parsed["flags"], paths), src=paths(src),
                              obj=paths(parsed["obj"]) if parsed["obj"] else None)
-                args = clang_arguments(fixed, toolkit, sysroot=sysroot_of(parsed["ccbin"]) if parsed["ccbin"] else None)
+                implicit, shims = toolkit_of(nvcc)
+                args = clang_arguments(fixed, toolkit, sysroot=sysroot_of(parsed["ccbin"]) if parsed["ccbin"] else None,
+                                       implicit=fix_paths(list(implicit), paths), shims=shims)
             obj = args[args.index("-o") + 1] if "-o" in args[:-1] else None
         file = paths.source(src)
         if file in out:
