@@ -3,27 +3,60 @@
 load("//cuda_rules/private:archs.bzl", "parse_archs")
 load("//cuda_rules/private/repo:arch_repositories.bzl", "native_archs_repository", "shipped_archs_repository")
 load("//cuda_rules/private/repo:components.bzl", "CUDA_COMPONENTS")
+load("//cuda_rules/private/repo:cuda_debs.bzl", "CUDA_DEBS")
 load("//cuda_rules/private/repo:cuda_libraries.bzl", "CUDA_LIBRARY_VERSIONS")
-load("//cuda_rules/private/repo:cuda_versions.bzl", "CUDA_VERSIONS")
 load("//cuda_rules/private/repo:library_repository.bzl", "cuda_hub_repository", "cuda_library_repository")
+load("//cuda_rules/private/repo:redist.bzl", "NVIDIA_REDIST", "manifest_urls", "parse_version")
 load(
     "//cuda_rules/private/repo:toolkit_repository.bzl",
     "cuda_toolchains_hub",
+    "hermetic_toolkit_repository",
+    "known_versions",
     "local_toolkit_repository",
-    "select_wheels",
-    "wheel_toolkit_repository",
+    "toolkit_platforms",
+    "unknown_version_error",
 )
 
 visibility(["//cuda_rules/...", "//tests/..."])
 
 DEFAULT_TOOLKIT = "13.0"
 
+_HOST_COMPILER_CHECK_DOC = ("False: do not fail analysis when the C++ toolchain's gcc is newer than the toolkit accepts " +
+                            "(for builds that pass nvcc's -allow-unsupported-compiler). Only the root module's False counts.")
+
 _toolkit = tag_class(
-    doc = """A hermetic CUDA toolkit from NVIDIA's PyPI wheels, fetched with Bazel's downloader and
-pinned by sha256 (cuda_rules/private/repo/cuda_versions.bzl). Creates @cuda_<major>_<minor>.
-Selected with --@rules_cuda_stages//cuda_rules:toolkit=<version> (default """ + DEFAULT_TOOLKIT + ").",
+    doc = """A hermetic CUDA toolkit, fetched with Bazel's downloader and pinned by sha256: from NVIDIA's
+PyPI wheels (13.x: cuda_rules/private/repo/cuda_versions.bzl) or Debian's packages (12.4:
+cuda_debs.bzl), or, for a version a root module's cuda.redist(...) tag declares, from NVIDIA's
+redistributable archives. Creates one repository per platform, @cuda_<major>_<minor>_<platform>
+(x86_64, aarch64), each fetched only when a build selects it. Selected with
+--@rules_cuda_stages//cuda_rules:toolkit=<version> (default """ + DEFAULT_TOOLKIT + "); Bazel's toolchain " +
+          "resolution picks the platform.",
     attrs = {
-        "version": attr.string(mandatory = True, doc = "CUDA version, e.g. \"13.0\"."),
+        "host_compiler_check": attr.bool(default = True, doc = _HOST_COMPILER_CHECK_DOC),
+        "version": attr.string(mandatory = True, doc = "CUDA version, e.g. \"13.0\" or \"12.4\"."),
+    },
+)
+
+_redist = tag_class(
+    doc = """A CUDA toolkit from NVIDIA's redistributable archives, as its redistrib_<release>.json manifest
+describes them (what rules_cuda's cuda.redist_json and XLA's hermetic CUDA use). The repositories
+read the manifest when a build selects the toolkit, and fetch only the components that build
+needs (the compiler: cuda_nvcc, cuda_cudart, cuda_cccl, and cuda_crt, libnvvm where the release
+has them; a library such as libcublas when @cuda//:cublas is used), each checked against the
+manifest's sha256. Selected with --@rules_cuda_stages//cuda_rules:toolkit=<major>.<minor>; it
+replaces the wheels or Debian packages of that version. Only the root module's tags count.""",
+    attrs = {
+        "host_compiler_check": attr.bool(default = True, doc = _HOST_COMPILER_CHECK_DOC),
+        "redist_json": attr.string(doc = "URL of the manifest (default: redistrib_<version>.json under each of `urls`)."),
+        "redist_json_file": attr.label(allow_single_file = [".json"], doc = "The manifest as a file (instead of a URL)."),
+        "sha256": attr.string(doc = "The manifest's sha256. Without it the manifest is trusted as downloaded (its archives are still checked against it)."),
+        "urls": attr.string_list(
+            default = [NVIDIA_REDIST],
+            doc = "Base URLs of mirrors, each holding the manifest's relative paths (an internal mirror, " +
+                  "file:///path/to/mirror); tried in order. Default: NVIDIA's server.",
+        ),
+        "version": attr.string(mandatory = True, doc = "NVIDIA's CUDA release, e.g. \"12.6.3\"."),
     },
 )
 
@@ -84,66 +117,177 @@ def shipped_archs_from_tags(modules):
         error = None,
     )
 
-def repo_name(version):
-    return "cuda_" + version.replace(".", "_")
+def repo_name(version, platform = None):
+    """@cuda_<major>_<minor>_<platform>: the toolkit of one version for one platform."""
+    return "cuda_" + version.replace(".", "_") + ("_" + platform if platform else "")
 
-def library_repositories(libraries, versions):
-    """The library repositories to declare: one per CUDA version and component with its own repository.
+def _library_entries(version, source):
+    """{component: {package, version, archives: {platform: [...]}}} of the table of `source`."""
+    if source == "wheels":
+        return CUDA_LIBRARY_VERSIONS.get(version, {}).get("components", {})
+    if source == "debs":
+        return CUDA_DEBS.get(version, {}).get("libraries", {})
+    return {}
+
+def library_repositories(toolkits):
+    """The library repositories to declare: one per toolkit, platform and component with its own repository.
 
     Args:
-      libraries: the CUDA_LIBRARY_VERSIONS table.
-      versions: the hermetic toolkit versions in use.
+      toolkits: {version: struct(source, platforms)} of the hermetic toolkits in use.
 
     Returns:
-      {toolkit version: {component: struct(name, entry)}}: the repository name and the
-      table entry (package, version, archives per platform).
+      {toolkit version: {platform: {component: struct(name, entry)}}}: the repository name and
+      the table entry (package, version, archives per platform; None for a redist toolkit).
     """
     out = {}
-    for version in versions:
+    for version, toolkit in toolkits.items():
         out[version] = {}
-        for component, entry in libraries.get(version, {}).get("components", {}).items():
-            if component not in CUDA_COMPONENTS or CUDA_COMPONENTS[component]["toolkit"] == "yes":
-                continue
-            out[version][component] = struct(name = "{}_{}".format(repo_name(version), component), entry = entry)
+        entries = _library_entries(version, toolkit.source)
+        for platform in toolkit.platforms:
+            per = {}
+            for component in sorted(CUDA_COMPONENTS.keys()):
+                spec = CUDA_COMPONENTS[component]
+                if spec["toolkit"] == "yes":
+                    continue
+                if toolkit.source == "redist":
+                    if not spec.get("redist"):
+                        continue
+                    entry = None
+                elif platform in entries.get(component, {}).get("archives", {}):
+                    entry = entries[component]
+                else:
+                    continue
+                per[component] = struct(name = "{}_{}".format(repo_name(version, platform), component), entry = entry)
+            out[version][platform] = per
     return out
+
+def toolkits_from_tags(modules):
+    """The hermetic toolkits the modules' tags ask for, and where each comes from.
+
+    Args:
+      modules: a list of struct(name, is_root, toolkit = [struct(version, host_compiler_check)],
+        redist = [struct(version, ...)]), one per module using the extension.
+
+    Returns:
+      struct(toolkits = {version: struct(source, platforms, check, redist)}, error): source is
+      "wheels", "debs" or "redist"; redist is the root module's tag (or None).
+    """
+    redists = {}
+    for mod in modules:
+        if not mod.is_root:
+            continue
+        for tag in mod.redist:
+            version, error = parse_version(tag.version)
+            if error:
+                return struct(toolkits = {}, error = error)
+            if version in redists:
+                return struct(toolkits = {}, error = (
+                    "rules_cuda_stages: CUDA {v} is declared twice by the root module: cuda.redist(version = \"{a}\") " +
+                    "and cuda.redist(version = \"{b}\"). Fix: keep one cuda.redist(...) tag per CUDA version."
+                ).format(v = version, a = redists[version].version, b = tag.version))
+            redists[version] = tag
+    checks = {DEFAULT_TOOLKIT: True}
+    for mod in modules:
+        for tag in mod.toolkit:
+            checks.setdefault(tag.version, True)
+            if mod.is_root and not tag.host_compiler_check:
+                checks[tag.version] = False
+    for version, tag in redists.items():
+        checks.setdefault(version, True)
+        if not tag.host_compiler_check:
+            checks[version] = False
+    known = known_versions()
+    toolkits = {}
+    for version in checks.keys():
+        if version in redists:
+            source = "redist"
+        elif version in known:
+            source = known[version]
+        else:
+            where = [m.name for m in modules if version in [t.version for t in m.toolkit]]
+            return struct(toolkits = {}, error = "{} (in cuda.toolkit() of module {})".format(unknown_version_error(version), ", ".join(where)))
+        toolkits[version] = struct(
+            source = source,
+            platforms = toolkit_platforms(source, version),
+            check = checks[version],
+            redist = redists.get(version),
+        )
+    return struct(toolkits = toolkits, error = None)
+
+def _redist_attrs(tag):
+    if tag == None:
+        return {}
+    return {
+        "manifest_file": tag.redist_json_file,
+        "manifest_sha256": tag.sha256,
+        "manifest_urls": [] if tag.redist_json_file else manifest_urls(tag.version, tag.redist_json, tag.urls),
+        "mirrors": tag.urls,
+        "release": tag.version,
+    }
 
 def _cuda_impl(module_ctx):
     path = ""
-    versions = [DEFAULT_TOOLKIT]
     for mod in module_ctx.modules:
         for tag in mod.tags.local_toolkit:
             if mod.is_root or not path:
                 path = tag.path or path
-        for tag in mod.tags.toolkit:
-            if tag.version not in CUDA_VERSIONS:
-                _, error = select_wheels(CUDA_VERSIONS, tag.version, "x86_64")
-                fail("{} (in cuda.toolkit() of module {})".format(error, mod.name))
-            if tag.version not in versions:
-                versions.append(tag.version)
+    declared = toolkits_from_tags([
+        struct(name = mod.name, is_root = mod.is_root, toolkit = mod.tags.toolkit, redist = mod.tags.redist)
+        for mod in module_ctx.modules
+    ])
+    if declared.error:
+        fail(declared.error)
     local_toolkit_repository(name = "local_cuda", path = path)
-    toolkits = {"local": "local_cuda"}
-    for version in versions:
-        wheel_toolkit_repository(name = repo_name(version), version = version)
-        toolkits[version] = repo_name(version)
-    cuda_toolchains_hub(name = "cuda_toolchains", toolkits = toolkits)
-
-    # NVIDIA's libraries: one repository per version and library, fetched only
-    # when a build uses one of its targets through @cuda.
-    libraries = library_repositories(CUDA_LIBRARY_VERSIONS, versions)
-    for version, per_component in libraries.items():
-        for component, repo in per_component.items():
-            cuda_library_repository(
-                name = repo.name,
-                component = component,
+    arch = module_ctx.os.arch
+    host = {"amd64": "x86_64", "arm64": "aarch64"}.get(arch, arch)
+    toolkits = {"local": {host: "local_cuda"}}
+    for version, toolkit in declared.toolkits.items():
+        toolkits[version] = {}
+        for platform in toolkit.platforms:
+            hermetic_toolkit_repository(
+                name = repo_name(version, platform),
                 version = version,
-                package = repo.entry["package"],
-                package_version = repo.entry["version"],
-                archives = json.encode(repo.entry["archives"]),
+                platform = platform,
+                source = toolkit.source,
+                host_compiler_check = toolkit.check,
+                **_redist_attrs(toolkit.redist)
             )
+            toolkits[version][platform] = repo_name(version, platform)
+    cuda_toolchains_hub(name = "cuda_toolchains", toolkits = json.encode(toolkits))
+
+    # NVIDIA's libraries: one repository per version, platform and library,
+    # fetched only when a build uses one of its targets through @cuda.
+    libraries = library_repositories(declared.toolkits)
+    for version, per_platform in libraries.items():
+        toolkit = declared.toolkits[version]
+        for platform, per_component in per_platform.items():
+            for component, repo in per_component.items():
+                attrs = dict(
+                    name = repo.name,
+                    component = component,
+                    version = version,
+                    platform = platform,
+                    source = toolkit.source,
+                )
+                if repo.entry:
+                    attrs.update(
+                        package = repo.entry["package"],
+                        package_version = repo.entry["version"],
+                        archives = json.encode(repo.entry["archives"]),
+                    )
+                if toolkit.source == "debs":
+                    # Debian ships the libraries' headers in nvidia-cuda-dev, in the toolkit.
+                    attrs["headers"] = "@{}//:headers".format(repo_name(version, platform))
+                attrs.update(_redist_attrs(toolkit.redist))
+                cuda_library_repository(**attrs)
     cuda_hub_repository(
         name = "cuda",
         toolkits = json.encode(toolkits),
-        libraries = json.encode({v: {c: r.name for c, r in per.items()} for v, per in libraries.items()}),
+        sources = json.encode(dict({v: t.source for v, t in declared.toolkits.items()}, local = "local")),
+        libraries = json.encode({
+            v: {p: {c: r.name for c, r in per.items()} for p, per in per_platform.items()}
+            for v, per_platform in libraries.items()
+        }),
     )
 
     shipped = shipped_archs_from_tags([
@@ -163,6 +307,7 @@ cuda = module_extension(
     tag_classes = {
         "archs": _archs,
         "local_toolkit": _local_toolkit,
+        "redist": _redist,
         "toolkit": _toolkit,
     },
     environ = ["CUDA_PATH", "CUDA_HOME", "PATH"],

@@ -1,5 +1,7 @@
 """The cuda_toolchain rule and the toolchain type."""
 
+load("@cuda_toolchains//:toolkits.bzl", "TOOLKITS")
+load("@rules_cc//cc/common:cc_common.bzl", "cc_common")
 load("@rules_cc//cc/common:cc_info.bzl", "CcInfo")
 load(":providers.bzl", "CudaToolchainInfo")
 
@@ -7,12 +9,73 @@ visibility(["//cuda_rules/...", "//tests/..."])
 
 CUDA_TOOLCHAIN_TYPE = "@rules_cuda_stages//cuda_rules:toolchain_type"
 
-CUDA_TOOLCHAINS = [CUDA_TOOLCHAIN_TYPE]
+# Optional, so that a target platform no toolkit builds for gets
+# find_cuda_toolchain's message (naming the platform and the toolkits there
+# are) instead of Bazel's "No matching toolchains found". It also makes Bazel
+# prefer, among execution platforms, one where a CUDA toolkit runs (it picks
+# the platform with the most resolved toolchains).
+CUDA_TOOLCHAINS = [config_common.toolchain_type(CUDA_TOOLCHAIN_TYPE, mandatory = False)]
 
 def _files(target):
     return target[DefaultInfo].files
 
+def host_gcc_major(cc_toolchain):
+    """The major version of a C++ toolchain's gcc, from its built-in include directories.
+
+    gcc's own headers are in <prefix>/lib/gcc/<triplet>/<version>/include (and
+    include-fixed), a path every gcc installation and Bazel's autoconfigured
+    toolchain lists; clang's are in .../clang/<version>/include.
+
+    Args:
+      cc_toolchain: a CcToolchainInfo, or None.
+
+    Returns:
+      The major version, or 0 if the compiler is not gcc or its version is unknown.
+    """
+    if cc_toolchain == None or cc_toolchain.compiler not in ("gcc", "compiler", ""):
+        return 0
+    majors = []
+    for d in cc_toolchain.built_in_include_directories:
+        parts = d.rstrip("/").split("/")
+        if "clang" in parts:
+            return 0
+        for i in range(len(parts) - 3):
+            if parts[i] == "gcc" and parts[i + 3] in ("include", "include-fixed"):
+                major = parts[i + 2].split(".")[0]
+                if major.isdigit():
+                    majors.append(int(major))
+    return majors[0] if majors and all([m == majors[0] for m in majors]) else 0
+
+def host_compiler_error(label, version, max_gcc, gcc, compiler):
+    """The message for a gcc newer than the toolkit accepts, or None."""
+    if not max_gcc or not gcc or gcc <= max_gcc:
+        return None
+    return ("rules_cuda_stages: CUDA {version} ({label}) accepts gcc {max} and older as host compiler " +
+            "(its crt/host_config.h), but the C++ toolchain's compiler is gcc {gcc} ({compiler}). " +
+            "Fix: point Bazel's C++ toolchain at gcc {max} or older (e.g. --repo_env=CC=gcc-{max}, or " +
+            "register a C++ toolchain for it), or use a CUDA toolkit that accepts gcc {gcc} " +
+            "(--@rules_cuda_stages//cuda_rules:toolkit=...; docs/toolkits.md lists each version's limit). " +
+            "To compile anyway with nvcc's -allow-unsupported-compiler, set " +
+            "cuda.toolkit(version = \"{version}\", host_compiler_check = False) in MODULE.bazel.").format(
+        version = version,
+        label = label,
+        max = max_gcc,
+        gcc = gcc,
+        compiler = compiler,
+    )
+
 def _cuda_toolchain_impl(ctx):
+    if ctx.attr.host_compiler_check and ctx.attr.max_gcc:
+        cc_toolchain = ctx.attr._cc_toolchain[cc_common.CcToolchainInfo] if cc_common.CcToolchainInfo in ctx.attr._cc_toolchain else None
+        error = host_compiler_error(
+            str(ctx.label).split("//")[0],
+            ctx.attr.version,
+            ctx.attr.max_gcc,
+            host_gcc_major(cc_toolchain),
+            cc_toolchain.compiler_executable if cc_toolchain else "",
+        )
+        if error:
+            fail(error)
     nvcc = ctx.file.nvcc
     cuda = CudaToolchainInfo(
         version = ctx.attr.version,
@@ -57,12 +120,42 @@ cuda_toolchain = rule(
         "headers": attr.label(mandatory = True, doc = "The toolkit's include tree (filegroup)."),
         "compiler_files": attr.label(mandatory = True, cfg = "exec", doc = "Everything nvcc runs or reads."),
         "runtime": attr.label(mandatory = True, providers = [CcInfo], doc = "The CUDA runtime library (cc_library)."),
+        "max_gcc": attr.int(doc = "The newest gcc major the toolkit accepts as host compiler (crt/host_config.h); 0: unknown."),
+        "host_compiler_check": attr.bool(default = True, doc = "Fail analysis when the C++ toolchain's gcc is newer than max_gcc."),
+        "_cc_toolchain": attr.label(
+            default = "@rules_cc//cc:optional_current_cc_toolchain",
+            doc = "The C++ toolchain of the configuration, for the host compiler check.",
+        ),
     },
     provides = [platform_common.ToolchainInfo],
 )
 
+def _describe_toolkits():
+    lines = []
+    for name in sorted(TOOLKITS.keys()):
+        lines.append("  {}: {}".format(name, ", ".join([
+            "{} (@{})".format(platform, repo)
+            for platform, repo in sorted(TOOLKITS[name].items())
+        ])))
+    return "\n".join(lines)
+
+def no_toolkit_message(label, target_platform):
+    """What a target gets when no CUDA toolkit matches its target platform and the execution platforms."""
+    return ("rules_cuda_stages: {label}: no CUDA toolkit for the target platform {platform}: " +
+            "the toolkit selected by --@rules_cuda_stages//cuda_rules:toolkit has none that targets it and runs on " +
+            "an available execution platform. A toolkit runs on its platform and its libraries are that " +
+            "platform's, so it builds for the same CPU it runs on; the toolkits and their platforms " +
+            "(Linux CPUs):\n{toolkits}\n" +
+            "Fix: build for one of these (--platforms), make an execution platform of that CPU available " +
+            "(--extra_execution_platforms, e.g. remote workers), or select another toolkit. " +
+            "--toolchain_resolution_debug=@rules_cuda_stages//cuda_rules:toolchain_type shows why each was rejected.").format(
+        label = label,
+        platform = target_platform,
+        toolkits = _describe_toolkits(),
+    )
+
 def find_cuda_toolchain(ctx):
-    """Returns the CudaToolchainInfo of the resolved CUDA toolchain.
+    """Returns the CudaToolchainInfo of the resolved CUDA toolchain; fails naming the platform if there is none.
 
     Args:
       ctx: the rule context of a rule with `toolchains = CUDA_TOOLCHAINS`.
@@ -70,7 +163,10 @@ def find_cuda_toolchain(ctx):
     Returns:
       CudaToolchainInfo.
     """
-    return ctx.toolchains[CUDA_TOOLCHAIN_TYPE].cuda
+    toolchain = ctx.toolchains[CUDA_TOOLCHAIN_TYPE]
+    if toolchain == None:
+        fail(no_toolkit_message(ctx.label, ctx.fragments.platform.platform))
+    return toolchain.cuda
 
 def _missing_cuda_toolchain_impl(ctx):
     fail(ctx.attr.message)

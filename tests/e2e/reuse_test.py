@@ -30,6 +30,7 @@
 """
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -43,14 +44,14 @@ TARGETS = ["@rules_cuda_stages_examples//..."]
 
 
 # The newest gcc major each toolkit accepts (crt/host_config.h).
-MAX_GCC = {"13.0": 15}
+MAX_GCC = {"13.0": 15, "12.4": 13}
 
 
 def _too_new_gcc():
     """A gcc newer than the toolkit supports, if this machine has one."""
     if TOOLKIT not in MAX_GCC:
         return None
-    for name in ("gcc-16", "gcc-17", "gcc"):
+    for name in ("gcc-16", "gcc-17", "gcc-14", "gcc"):
         path = shutil.which(name)
         if not path:
             continue
@@ -74,6 +75,13 @@ def _tampered_build(checkout):
     return ("build", "--//cuda_rules:toolkit=13.5", "//tests/e2e/broken:ok")
 
 
+def _fetched_toolkits(checkout):
+    """The hermetic toolkit repositories (cuda_<major>_<minor>_<platform>, and their libraries') in the output base."""
+    external = os.path.join(checkout.output_base, "external")
+    return sorted(n.rpartition("~")[2].rpartition("+")[2] for n in os.listdir(external)
+                  if re.search(r"cuda_[0-9]+_[0-9]+_(x86_64|aarch64)", n) and os.path.isdir(os.path.join(external, n)))
+
+
 class ReuseTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -94,6 +102,7 @@ class ReuseTest(unittest.TestCase):
             cls.two.bazel("build", "--disk_cache=" + os.path.join(tmp, "disk_cache_two"),
                           "--execution_log_json_file=" + cls.cold_log, *TARGETS)
             cls.one_outputs = cls.one.cuda_outputs()
+            cls.one_toolkits = _fetched_toolkits(cls.one)
             cls.two_outputs = cls.two.cuda_outputs()
             # A host-only C++ flag from the command line, against CI's cache.
             cls.cxxopt_scripts_before = cls.one.plan_scripts()
@@ -136,8 +145,9 @@ class ReuseTest(unittest.TestCase):
             if TOOLKIT == "13.0":
                 cls.tampered_error = cls.two.bazel_fails(*_tampered_build(cls.two))
             if cls.too_new_gcc:
+                # (12.4: without this repository's own gcc 13 toolchain, tests/toolkit/host_cc.bzl.)
                 cls.host_compiler_error = cls.two.bazel_fails(
-                    "build", "--repo_env=CC=" + cls.too_new_gcc, "//tests/e2e/broken:ok")
+                    "build", "--repo_env=CC=" + cls.too_new_gcc, "--repo_env=CUDA12_HOST_CC=none", "//tests/e2e/broken:ok")
         finally:
             for checkout in (cls.one, cls.two):
                 try:
@@ -221,6 +231,11 @@ class ReuseTest(unittest.TestCase):
         # The developer's sm_90 build before it said nothing: it is a subset.
         self.assertNotIn("outside the shipped set", self.dev_stderr)
 
+    def test_only_the_selected_toolkit_is_fetched(self):
+        # CI's build of the examples: the selected toolkit for this machine's
+        # platform, no other version, no other platform, no library.
+        self.assertEqual(self.one_toolkits, ["cuda_%s_x86_64" % TOOLKIT.replace(".", "_")])
+
     def test_native_is_detected_only_when_asked_for(self):
         self.assertEqual(self.native_fetched_before, [False, False], "@cuda_native_archs fetched without archs=native")
         self.assertTrue(self.native_fetched_after)
@@ -268,9 +283,14 @@ class ReuseTest(unittest.TestCase):
         if not self.too_new_gcc:
             self.skipTest("no gcc newer than CUDA %s supports on this machine (or no known limit)" % TOOLKIT)
         err = self.host_compiler_error
-        self.assertIn("unsupported GNU version", err)  # nvcc's own #error, kept
-        self.assertIn("the host compiler is newer than this CUDA version supports", err)
-        self.assertIn("--repo_env=CC=", err)
+        # At analysis, before any stage runs: both versions and the fix, once.
+        limit = MAX_GCC[TOOLKIT]
+        self.assertIn("rules_cuda_stages: CUDA %s (@" % TOOLKIT, err)
+        self.assertIn("accepts gcc %d and older as host compiler" % limit, err)
+        self.assertIn("the C++ toolchain's compiler is gcc ", err)
+        self.assertIn("--repo_env=CC=gcc-%d" % limit, err)
+        self.assertEqual(err.count("accepts gcc %d and older" % limit), 1, err[-3000:])
+        self.assertNotIn("unsupported GNU version", err)  # no stage ran
 
     def test_checksum_mismatch_is_one_clear_error(self):
         if TOOLKIT != "13.0":

@@ -33,6 +33,10 @@ flags.DEFINE_string("package", None, "package of that target")
 flags.DEFINE_enum("expect", "equal", ["equal", "differ"], "what the comparison must show")
 flags.DEFINE_list("reference_extra", [], "extra nvcc options for the reference run only")
 flags.DEFINE_string("device_link", None, "name of a cuda_device_link: compare its linked cubins with nvcc -dlink's instead")
+flags.DEFINE_string("toolkit", None, "the CUDA version the target was built with (a transition): nvcc must report it")
+
+# The nvcc of every reference run: (its path in the execroot, its release).
+_NVCCS = []
 
 
 def _runfiles_root():
@@ -159,6 +163,9 @@ def _reference_run(root, layout, nvcc_args, inputs=()):
     proc = subprocess.run([nvcc] + args, cwd=execroot, env=env, capture_output=True, text=True)
     if proc.returncode != 0:
         raise AssertionError("reference `nvcc %s` failed:\n%s" % (" ".join(args), proc.stderr))
+    version = subprocess.run([nvcc, "--version"], cwd=execroot, capture_output=True, text=True).stdout
+    release = re.search(r"release ([0-9.]+)", version)
+    _NVCCS.append((nvcc, release.group(1) if release else "unknown"))
     return execroot, keep, plan
 
 
@@ -297,6 +304,11 @@ def _report(root, layouts, pattern, compare):
             print("  %-26s %s" % (what, detail))
         if not results:
             print("  nothing compared")
+            return 1
+    for nvcc, release in sorted(set(_NVCCS)):
+        print("nvcc: %s (CUDA %s)" % (nvcc, release))
+        if FLAGS.toolkit and release != FLAGS.toolkit:
+            print("FAIL: built for toolkit %s, but the reference nvcc is CUDA %s" % (FLAGS.toolkit, release), file=sys.stderr)
             return 1
     if FLAGS.expect == "equal" and not all_same:
         print("FAIL: staged outputs differ from nvcc's", file=sys.stderr)

@@ -7,20 +7,34 @@ load("//cuda_rules/private/repo:library_repository.bzl", "hub_branches", "hub_ta
 
 def _branches_test_impl(ctx):
     env = unittest.begin(ctx)
-    toolkits = {"13.0": "cuda_13_0", "13.5": "cuda_13_5", "local": "local_cuda"}
-
-    # 13.5's table lacks cuDNN here: its branch is the failing target.
-    libraries = {
-        "13.0": {"cublas": "cuda_13_0_cublas", "cudnn": "cuda_13_0_cudnn"},
-        "13.5": {"cublas": "cuda_13_5_cublas"},
+    toolkits = {
+        "12.4": {"x86_64": "cuda_12_4_x86_64"},
+        "13.0": {"aarch64": "cuda_13_0_aarch64", "x86_64": "cuda_13_0_x86_64"},
+        "13.5": {"x86_64": "cuda_13_5_x86_64"},
+        "local": {"x86_64": "local_cuda"},
     }
-    branches = hub_branches(toolkits, libraries, "x86_64")
-    asserts.equals(env, "@cuda_13_0_cublas//:cublasLt", branches["cublasLt"]["13.0"])
-    asserts.equals(env, "@local_cuda//:cublas", branches["cublas"]["local"])
-    asserts.equals(env, "@cuda_13_5//:thrust", branches["thrust"]["13.5"])
-    asserts.equals(env, "@cuda_13_0//:nvtx", branches["nvtx"]["13.0"], "in-toolkit components come from the toolkit")
-    missing = branches["cudnn"]["13.5"]
+
+    # 13.5's table lacks cuDNN here, and Debian has none for 12.4: their branches are failing targets.
+    libraries = {
+        "12.4": {"x86_64": {"cublas": "cuda_12_4_x86_64_cublas"}},
+        "13.0": {
+            "aarch64": {"cublas": "cuda_13_0_aarch64_cublas"},
+            "x86_64": {"cublas": "cuda_13_0_x86_64_cublas", "cudnn": "cuda_13_0_x86_64_cudnn"},
+        },
+        "13.5": {"x86_64": {"cublas": "cuda_13_5_x86_64_cublas"}},
+    }
+    branches = hub_branches(toolkits, libraries, {"12.4": "debs", "13.0": "wheels", "13.5": "wheels", "local": "local"})
+    asserts.equals(env, "@cuda_13_0_x86_64_cublas//:cublasLt", branches["cublasLt"]["13.0"]["x86_64"])
+    asserts.equals(env, "@cuda_13_0_aarch64_cublas//:cublasLt", branches["cublasLt"]["13.0"]["aarch64"], "each platform its own repository")
+    asserts.equals(env, "@local_cuda//:cublas", branches["cublas"]["local"]["x86_64"])
+    asserts.equals(env, "@cuda_13_5_x86_64//:thrust", branches["thrust"]["13.5"]["x86_64"])
+    asserts.equals(env, "@cuda_13_0_x86_64//:nvtx", branches["nvtx"]["13.0"]["x86_64"], "in-toolkit components come from the toolkit")
+    asserts.equals(env, "@cuda_12_4_x86_64_cublas//:cublas", branches["cublas"]["12.4"]["x86_64"])
+    missing = branches["cudnn"]["13.5"]["x86_64"]
     for part in ["@cuda//:cudnn", "CUDA 13.5", "toolkit=13.5", "x86_64", "lock.py 13.5"]:
+        asserts.true(env, part in missing.missing, "{} not in: {}".format(part, missing.missing))
+    missing = branches["cudnn"]["12.4"]["x86_64"]
+    for part in ["@cuda//:cudnn", "not available for CUDA 12.4", "Debian does not package cudnn", "toolkit=local"]:
         asserts.true(env, part in missing.missing, "{} not in: {}".format(part, missing.missing))
 
     # rules_cuda's names are all there.

@@ -177,7 +177,8 @@ def lock_libraries(cuda, release, pins, components):
 def _read_dict(path, name):
     if not os.path.exists(path):
         return {}
-    text = open(path).read().split(name + " = ", 1)[1]
+    with open(path) as f:
+        text = f.read().split(name + " = ", 1)[1]
     text = text[:text.index("\n}\n") + 2]
     text = "\n".join(line for line in text.splitlines() if not line.strip().startswith("#"))
     # The table is Starlark in buildifier's layout: JSON plus trailing commas.

@@ -21,6 +21,8 @@ Per component:
                   hdrs:   glob patterns under include/ (default: the component's headers);
                   stub:   [header, soname]: a link-only stub library generated from the
                           header (the real library comes with the driver).
+  redist:       the component's name in NVIDIA's redistrib manifests (redistrib_<version>.json), for
+                toolkits from cuda.redist(...); absent: not part of the CUDA release (cuDNN, NCCL).
   headers:      name prefixes of the files it puts in include/ (for components with a
                 repository of their own): how tests tell, in a local toolkit's include
                 directory, which headers come with a library rather than the toolkit.
@@ -36,6 +38,7 @@ CUDA_COMPONENTS = {
             "nvblas",
         ],
         "doc": "cuBLAS and cuBLASLt (dense linear algebra)",
+        "redist": "libcublas",
         "package": "nvidia-cublas",
         "strip_prefix": "nvidia/cu{major}",
         "targets": {
@@ -76,6 +79,7 @@ CUDA_COMPONENTS = {
             "cufft",
         ],
         "doc": "cuFFT and cuFFTW (fast Fourier transforms)",
+        "redist": "libcufft",
         "package": "nvidia-cufft",
         "strip_prefix": "nvidia/cu{major}",
         "targets": {
@@ -100,6 +104,7 @@ CUDA_COMPONENTS = {
             "cuda_stdint.h",
         ],
         "doc": "CUPTI (profiling and tracing) and the NVIDIA perf host/target libraries",
+        "redist": "cuda_cupti",
         "package": "nvidia-cuda-cupti",
         "strip_prefix": "nvidia/cu{major}",
         "targets": {
@@ -120,6 +125,7 @@ CUDA_COMPONENTS = {
             "curand",
         ],
         "doc": "cuRAND (random numbers; curand_kernel.h for device code)",
+        "redist": "libcurand",
         "package": "nvidia-curand",
         "strip_prefix": "nvidia/cu{major}",
         "targets": {
@@ -134,6 +140,7 @@ CUDA_COMPONENTS = {
             "cusolver",
         ],
         "doc": "cuSOLVER and cuSOLVERMg (dense and sparse solvers)",
+        "redist": "libcusolver",
         "package": "nvidia-cusolver",
         "strip_prefix": "nvidia/cu{major}",
         "targets": {
@@ -157,6 +164,7 @@ CUDA_COMPONENTS = {
             "cusparse",
         ],
         "doc": "cuSPARSE (sparse linear algebra)",
+        "redist": "libcusparse",
         "package": "nvidia-cusparse",
         "strip_prefix": "nvidia/cu{major}",
         "targets": {
@@ -169,6 +177,7 @@ CUDA_COMPONENTS = {
     },
     "cuxxfilt": {
         "doc": "the device-symbol demangler's header (nv_decode.h)",
+        "redist": "cuda_cuxxfilt",
         "package": "nvidia-cuda-cuxxfilt",
         "strip_prefix": "nvidia/cu{major}",
         "targets": {},
@@ -193,6 +202,7 @@ CUDA_COMPONENTS = {
             "npp",
         ],
         "doc": "NPP (image and signal processing primitives)",
+        "redist": "libnpp",
         "package": "nvidia-npp",
         "strip_prefix": "nvidia/cu{major}",
         "targets": {
@@ -267,6 +277,7 @@ CUDA_COMPONENTS = {
             "nvJitLink",
         ],
         "doc": "nvJitLink (link-time optimization of device code at run time)",
+        "redist": "libnvjitlink",
         "package": "nvidia-nvjitlink",
         "strip_prefix": "nvidia/cu{major}",
         "targets": {
@@ -281,6 +292,7 @@ CUDA_COMPONENTS = {
             "nvjpeg",
         ],
         "doc": "nvJPEG (JPEG decoding and encoding)",
+        "redist": "libnvjpeg",
         "package": "nvidia-nvjpeg",
         "strip_prefix": "nvidia/cu{major}",
         "targets": {
@@ -292,6 +304,7 @@ CUDA_COMPONENTS = {
     },
     "nvml": {
         "doc": "NVML's header (nvml.h) and a link stub; libnvidia-ml.so.1 comes with the driver",
+        "redist": "cuda_nvml_dev",
         "package": "nvidia-nvml-dev",
         "strip_prefix": "nvidia/cu{major}",
         "targets": {
@@ -310,6 +323,7 @@ CUDA_COMPONENTS = {
             "nvPTXCompiler",
         ],
         "doc": "the PTX compiler library (static)",
+        "redist": "libnvptxcompiler",
         "package": "nvidia-nvptxcompiler",
         "strip_prefix": "nvidia/cu{major}",
         "targets": {
@@ -324,6 +338,7 @@ CUDA_COMPONENTS = {
             "nvrtc",
         ],
         "doc": "NVRTC (runtime compilation of CUDA C++); loads nvrtc-builtins at run time",
+        "redist": "cuda_nvrtc",
         "package": "nvidia-cuda-nvrtc",
         "strip_prefix": "nvidia/cu{major}",
         "targets": {
@@ -338,6 +353,7 @@ CUDA_COMPONENTS = {
     },
     "nvtx": {
         "doc": "NVTX 3 (header-only annotations for profilers)",
+        "redist": "cuda_nvtx",
         "package": "nvidia-nvtx",
         "strip_prefix": "nvidia/cu{major}",
         "targets": {
@@ -349,6 +365,7 @@ CUDA_COMPONENTS = {
     },
     "profiler_api": {
         "doc": "the profiler control API's headers (cuda_profiler_api.h, cudaProfiler.h)",
+        "redist": "cuda_profiler_api",
         "package": "nvidia-cuda-profiler-api",
         "strip_prefix": "nvidia/cu{major}",
         "targets": {

@@ -58,3 +58,15 @@ def cuda_link_stub(name, header, soname, prefix, api_macro, **kwargs):
         system_provided = True,
         **kwargs
     )
+
+def _cuda_no_toolkit_for_platform_impl(ctx):
+    fail(("rules_cuda_stages: {target}: the toolkit selected by --@rules_cuda_stages//cuda_rules:toolkit " +
+          "has no repository for the target platform {platform} (toolkits exist for Linux x86_64 and " +
+          "aarch64; the local toolkit for this machine's CPU). Fix: build for one of those " +
+          "(--platforms), or select another toolkit.").format(target = ctx.attr.target, platform = ctx.fragments.platform.platform))
+
+cuda_no_toolkit_for_platform = rule(
+    implementation = _cuda_no_toolkit_for_platform_impl,
+    doc = "The branch of an @cuda alias for a target platform no toolkit of the build has: analysis of anything that uses it fails naming the platform.",
+    attrs = {"target": attr.string(mandatory = True, doc = "The @cuda label, for the message.")},
+)

@@ -1,8 +1,9 @@
 """NVIDIA's CUDA libraries as repositories, and the `@cuda` hub that picks them per toolkit.
 
-One repository per library and CUDA version (@cuda_13_0_cublas, ...), made from a
-list of archives (today NVIDIA's PyPI wheels; NVIDIA's redistributable archives
-or Debian packages fit the same attributes: url, sha256, strip_prefix, type),
+One repository per library, CUDA version and platform (@cuda_13_0_x86_64_cublas,
+...), made from a list of archives (NVIDIA's PyPI wheels, Debian's packages: url,
+sha256, type, strip_prefix or the members of a .deb to extract) or from the
+component's archive in NVIDIA's redistrib manifest,
 unpacked into one tree with include/ and lib/. Its BUILD file is generated from
 components.bzl: a cc_library per target with the headers, the shared libraries
 (linked, and shipped in runfiles so binaries find them without
@@ -15,44 +16,103 @@ it uses are fetched.
 """
 
 load(":components.bzl", "CUDA_COMPONENTS", "TOOLKIT_TARGETS")
+load(":platforms.bzl", "PLATFORMS", "constraints", _host_platform = "host_platform")
+load(":redist.bzl", "component_archive", "read_manifest")
 
 visibility(["//cuda_rules/...", "//tests/..."])
 
 _GENERATED = "@rules_cuda_stages//cuda_rules/private/repo:generated.bzl"
 
 def host_platform(rctx):
-    """The wheel platform of the machine Bazel runs on ("x86_64" or "aarch64")."""
-    arch = rctx.os.arch
-    return {"amd64": "x86_64", "x86_64": "x86_64", "aarch64": "aarch64", "arm64": "aarch64"}.get(arch, arch)
+    """The platform of the machine Bazel runs on ("x86_64" or "aarch64")."""
+    return _host_platform(rctx)
+
+# Where a .deb's data archive is unpacked from (deleted afterwards), and the
+# directory its wanted members are renamed into, so that extraction skips the rest.
+_DEB_SCRATCH = "_rules_cuda_stages_debs"
+_KEEP = "_rules_cuda_stages_keep"
+
+def _fetch_failed(what, archive, urls, regenerate):
+    if regenerate.startswith("python3 "):
+        pinned = "the versions table"
+        fix = "fix the mirror, or regenerate the table with `{}`".format(regenerate)
+    else:
+        pinned = regenerate
+        fix = "fix the mirror, or the manifest"
+    fail(("rules_cuda_stages: {what}: could not fetch {f} (sha256 {sha}) from {url}. " +
+          "If the download failed, check the network or --downloader_config / --distdir; if the " +
+          "checksum did not match, the file is not the one pinned in {pinned}: {fix}.").format(
+        what = what,
+        f = archive.get("filename", urls[0]),
+        sha = archive["sha256"],
+        url = " or ".join(urls),
+        pinned = pinned,
+        fix = fix,
+    ))
+
+def _extract_deb(rctx, archive, urls, what, regenerate):
+    """A Debian package: its data archive's members, each where `files` says (or a directory of it)."""
+    scratch = "{}/{}".format(_DEB_SCRATCH, archive["filename"])
+    result = rctx.download(url = urls, output = scratch + ".deb", sha256 = archive["sha256"], allow_fail = True)
+    if not result.success:
+        _fetch_failed(what, archive, urls, regenerate)
+
+    # A .deb is an ar archive: debian-binary, control.tar.*, data.tar.*.
+    rctx.extract(scratch + ".deb", output = scratch)
+    data = [c for c in rctx.path(scratch).readdir() if c.basename.startswith("data.tar")]
+    if len(data) != 1:
+        fail("rules_cuda_stages: {}: {} holds no data archive".format(what, archive["filename"]))
+    files = archive.get("files")
+    output = archive.get("output", "")
+    if files:
+        # Only the listed members are written (the others fall outside the
+        # strip prefix), each at its place in the toolkit's layout.
+        rctx.extract(
+            data[0],
+            output = output,
+            stripPrefix = _KEEP,
+            rename_files = {member: _KEEP + "/" + dest for member, dest in files.items()},
+        )
+        missing = [d for d in files.values() if not rctx.path(output + "/" + d if output else d).exists]
+        if missing:
+            fail(("rules_cuda_stages: {what}: {f} lacks {missing}: the table and the package disagree. " +
+                  "Fix: regenerate the table with `{regenerate}`.").format(
+                what = what,
+                f = archive["filename"],
+                missing = ", ".join(sorted(missing)[:5]),
+                regenerate = regenerate,
+            ))
+    else:
+        rctx.extract(data[0], output = archive.get("output", ""), stripPrefix = archive.get("strip_prefix", ""))
+    rctx.delete(_DEB_SCRATCH)
 
 def download_archives(rctx, archives, what, regenerate):
     """Downloads and unpacks archives into the repository root, each checked against its sha256.
 
     Args:
       rctx: the repository_ctx.
-      archives: a list of dicts with url, sha256, strip_prefix, type and filename.
+      archives: a list of dicts with url (or urls: mirrors of one file), sha256, type ("zip",
+        "tar.xz", ..., or "deb"), filename, and either strip_prefix (with an optional output
+        directory) or, for a "deb", files: {member of its data archive: destination}.
       what: what they are, for messages (e.g. "CUDA 13.0 cublas").
-      regenerate: the command that regenerates the table, for messages.
+      regenerate: the command that regenerates the table (python3 ...), or where the sha256s
+        are pinned (a redistrib manifest), for messages.
     """
     for archive in archives:
+        urls = archive.get("urls") or [archive["url"]]
+        if archive.get("type") == "deb":
+            _extract_deb(rctx, archive, urls, what, regenerate)
+            continue
         result = rctx.download_and_extract(
-            url = archive["url"],
+            url = urls,
             sha256 = archive["sha256"],
             type = archive.get("type", ""),
             stripPrefix = archive.get("strip_prefix", ""),
+            output = archive.get("output", ""),
             allow_fail = True,
         )
         if not result.success:
-            fail(("rules_cuda_stages: {what}: could not fetch {f} (sha256 {sha}) from {url}. " +
-                  "If the download failed, check the network or --downloader_config / --distdir; if the " +
-                  "checksum did not match, the file is not the one pinned in the versions table: " +
-                  "fix the mirror, or regenerate the table with `{regenerate}`.").format(
-                what = what,
-                f = archive.get("filename", archive["url"]),
-                sha = archive["sha256"],
-                url = archive["url"],
-                regenerate = regenerate,
-            ))
+            _fetch_failed(what, archive, urls, regenerate)
 
 def _split_so(name):
     """("libcublas.so", "13") for "libcublas.so.13"; (None, None) for names that are no shared library."""
@@ -138,7 +198,7 @@ _STUB_PREFIX = {
     "nvml.h": ("nvml", "DECLDIR"),
 }
 
-def component_targets(rctx, component, spec, lib_dirs, where, strict, headers_dep = None):
+def component_targets(rctx, component, spec, lib_dirs, where, strict, headers_dep = None, own_headers = False):
     """BUILD text for the targets of one component found in this repository.
 
     Args:
@@ -149,8 +209,10 @@ def component_targets(rctx, component, spec, lib_dirs, where, strict, headers_de
       where: the repository's origin, for messages (e.g. "CUDA 13.0's nvidia-cublas 13.1.1.3").
       strict: True: a missing file fails the fetch (the table and components.bzl disagree);
         False: the target becomes one that fails analysis naming what is missing (local toolkits).
-      headers_dep: a label whose headers every target gets (local toolkits), or None for the
-        component's own headers.
+      headers_dep: a label whose headers every target gets (local toolkits, Debian's libraries:
+        their headers are the toolkit's), or None for the component's own headers.
+      own_headers: with headers_dep, also the headers of this repository's include/ (CUPTI's
+        Debian package has its own).
 
     Returns:
       (BUILD text, set of target names defined).
@@ -211,7 +273,7 @@ cc_import(
             deps.append(_label(name + "_stub"))
         deps.extend(["\"@cuda//:{}\"".format(d) for d in target.get("deps", [])])
         if headers_dep:
-            hdrs = "[]"
+            hdrs = "glob([\"include/**\"], allow_empty = True)" if own_headers else "[]"
             deps.append(headers_dep)
         elif "hdrs" in target:
             hdrs = "glob({}, allow_empty = True)".format(repr(["include/" + h for h in target["hdrs"]]))
@@ -250,28 +312,57 @@ def _cuda_library_repository_impl(rctx):
     component = rctx.attr.component
     spec = CUDA_COMPONENTS[component]
     platform = rctx.attr.platform or host_platform(rctx)
-    archives = json.decode(rctx.attr.archives)
-    what = "CUDA {} {} ({} {})".format(rctx.attr.version, component, rctx.attr.package, rctx.attr.package_version)
-    if platform not in archives:
-        fail(("rules_cuda_stages: {what} has no archive for {p} (it has: {have}). " +
-              "Fix: use another CUDA version, or the local toolkit (--@rules_cuda_stages//cuda_rules:toolkit=local).").format(
-            what = what,
-            p = platform,
-            have = ", ".join(sorted(archives.keys())) or "none",
-        ))
-    download_archives(rctx, archives[platform], what, "python3 tools/cuda_wheels/lock.py " + rctx.attr.version)
-    text, _ = component_targets(rctx, component, spec, ["lib"], what, strict = True)
+    version = rctx.attr.version
+    if rctx.attr.source == "redist":
+        manifest, where = read_manifest(rctx, rctx.attr.release, rctx.attr.manifest_urls, rctx.attr.manifest_file, rctx.attr.manifest_sha256)
+        archive, error = component_archive(manifest, spec["redist"], PLATFORMS[platform].redist, rctx.attr.mirrors, where)
+        if error:
+            fail(("rules_cuda_stages: @cuda//:{targets} ({doc}) is not available for CUDA {v} from {where}: {error}. " +
+                  "Fix: use another release or toolkit, or the local toolkit.").format(
+                targets = ", @cuda//:".join(sorted(spec["targets"].keys())),
+                doc = spec["doc"],
+                v = version,
+                where = where,
+                error = error,
+            ))
+        what = "CUDA {} {} ({} {} from {})".format(version, component, archive["package"], archive["version"], where)
+        archives = [archive]
+        regenerate = where
+    else:
+        per_platform = json.decode(rctx.attr.archives)
+        what = "CUDA {} {} ({} {})".format(version, component, rctx.attr.package, rctx.attr.package_version)
+        if platform not in per_platform:
+            fail(("rules_cuda_stages: {what} has no archive for {p} (it has: {have}). " +
+                  "Fix: use another CUDA version, or the local toolkit (--@rules_cuda_stages//cuda_rules:toolkit=local).").format(
+                what = what,
+                p = platform,
+                have = ", ".join(sorted(per_platform.keys())) or "none",
+            ))
+        archives = per_platform[platform]
+        regenerate = ("python3 tools/cuda_debs/lock.py " if rctx.attr.source == "debs" else "python3 tools/cuda_wheels/lock.py ") + version
+    download_archives(rctx, archives, what, regenerate)
+    if rctx.attr.headers:
+        text, _ = component_targets(rctx, component, spec, ["lib"], what, strict = True, headers_dep = repr(rctx.attr.headers), own_headers = True)
+    else:
+        text, _ = component_targets(rctx, component, spec, ["lib"], what, strict = True)
     rctx.file("BUILD.bazel", build_header(what) + _public_headers_filegroup() + text)
 
 cuda_library_repository = repository_rule(
     implementation = _cuda_library_repository_impl,
-    doc = "One NVIDIA library (a component of components.bzl) for one CUDA version, from archives pinned by sha256.",
+    doc = "One NVIDIA library (a component of components.bzl) for one CUDA version and platform, from archives pinned by sha256.",
     attrs = {
-        "archives": attr.string(mandatory = True, doc = "JSON: {platform: [{url, sha256, strip_prefix, type, filename}]}."),
+        "archives": attr.string(doc = "JSON: {platform: [{url, sha256, type, strip_prefix or files, filename}]} (wheels, debs)."),
         "component": attr.string(mandatory = True, doc = "Key of CUDA_COMPONENTS, e.g. \"cublas\"."),
+        "headers": attr.string(doc = "A label whose headers the targets get besides their own (Debian: the toolkit's)."),
+        "manifest_file": attr.label(allow_single_file = True, doc = "redist: the manifest as a file of a repository."),
+        "manifest_sha256": attr.string(doc = "redist: the manifest's sha256."),
+        "manifest_urls": attr.string_list(doc = "redist: where the manifest is."),
+        "mirrors": attr.string_list(doc = "redist: base URLs, each holding the manifest's relative paths."),
         "package": attr.string(doc = "Where it comes from (e.g. the PyPI package), for messages."),
         "package_version": attr.string(doc = "Its version, for messages."),
         "platform": attr.string(doc = "x86_64 or aarch64; default: the host's."),
+        "release": attr.string(doc = "redist: NVIDIA's release, e.g. \"12.6.3\"."),
+        "source": attr.string(default = "wheels", values = ["wheels", "debs", "redist"], doc = "Where the toolkit comes from."),
         "version": attr.string(mandatory = True, doc = "The CUDA version it belongs to, e.g. \"13.0\"."),
     },
 )
@@ -288,16 +379,45 @@ def hub_targets():
             names[name] = True
     return sorted(names.keys())
 
-def hub_branches(toolkits, libraries, platform):
-    """For each @cuda target, the label each toolkit's branch of its select() points at.
+_SOURCES = {
+    "debs": "Debian's packages",
+    "local": "the local toolkit",
+    "redist": "NVIDIA's redistrib manifest",
+    "wheels": "NVIDIA's PyPI wheels",
+}
+
+def _missing_message(name, component, toolkit, platform, source):
+    doc = CUDA_COMPONENTS[component]["doc"]
+    if source == "wheels":
+        why = "the versions table has no {} for CUDA {} on {}".format(component, toolkit, platform)
+        fix = "add it with `python3 tools/cuda_wheels/lock.py {}`, ".format(toolkit)
+    elif source == "debs":
+        why = "Debian does not package {} for CUDA {} on {} (cuda_rules/private/repo/cuda_debs.bzl)".format(component, toolkit, platform)
+        fix = ""
+    else:
+        why = "it is not part of NVIDIA's CUDA release (no redistrib manifest lists it)"
+        fix = ""
+    return ("rules_cuda_stages: @cuda//:{name} ({doc}) is not available for CUDA {toolkit} " +
+            "(--@rules_cuda_stages//cuda_rules:toolkit={toolkit}, from {source}): {why}. Fix: pick a toolkit that has it " +
+            "(docs/toolkits.md lists them), {fix}or use --@rules_cuda_stages//cuda_rules:toolkit=local.").format(
+        name = name,
+        doc = doc,
+        toolkit = toolkit,
+        source = _SOURCES.get(source, source),
+        why = why,
+        fix = fix,
+    )
+
+def hub_branches(toolkits, libraries, sources = {}):
+    """For each @cuda target, the label each toolkit's and platform's branch of its select() points at.
 
     Args:
-      toolkits: {toolkit name ("13.0", "local"): toolkit repository name}.
-      libraries: {toolkit name: {component: repository name}} for the hermetic toolkits.
-      platform: the host's platform, for messages.
+      toolkits: {toolkit name ("13.0", "local"): {platform: toolkit repository name}}.
+      libraries: {toolkit name: {platform: {component: repository name}}} for the hermetic toolkits.
+      sources: {toolkit name: "wheels", "debs", "redist" or "local"}, for messages.
 
     Returns:
-      {target: {toolkit: label or struct(missing = message)}}.
+      {target: {toolkit: {platform: label or struct(missing = message)}}}.
     """
     owner = {}
     for component, spec in CUDA_COMPONENTS.items():
@@ -306,55 +426,65 @@ def hub_branches(toolkits, libraries, platform):
     out = {}
     for name in hub_targets():
         branches = {}
-        for toolkit, repo in toolkits.items():
-            component = owner.get(name)
-            if component == None or CUDA_COMPONENTS[component]["toolkit"] == "yes" or toolkit == "local":
-                branches[toolkit] = "@{}//:{}".format(repo, name)
-            elif component in libraries.get(toolkit, {}):
-                branches[toolkit] = "@{}//:{}".format(libraries[toolkit][component], name)
-            else:
-                branches[toolkit] = struct(missing = (
-                    "rules_cuda_stages: @cuda//:{name} ({doc}) is not available for CUDA {toolkit} " +
-                    "(--@rules_cuda_stages//cuda_rules:toolkit={toolkit}): the versions table has no {component} " +
-                    "for CUDA {toolkit} on {platform}. Fix: pick a toolkit that has it " +
-                    "(docs/toolkits.md lists them), add it with `python3 tools/cuda_wheels/lock.py {toolkit}`, " +
-                    "or use --@rules_cuda_stages//cuda_rules:toolkit=local."
-                ).format(name = name, doc = CUDA_COMPONENTS[component]["doc"], toolkit = toolkit, component = component, platform = platform))
+        for toolkit, per_platform in toolkits.items():
+            branches[toolkit] = {}
+            for platform, repo in per_platform.items():
+                component = owner.get(name)
+                if component == None or CUDA_COMPONENTS[component]["toolkit"] == "yes" or toolkit == "local":
+                    branch = "@{}//:{}".format(repo, name)
+                elif component in libraries.get(toolkit, {}).get(platform, {}):
+                    branch = "@{}//:{}".format(libraries[toolkit][platform][component], name)
+                else:
+                    branch = struct(missing = _missing_message(name, component, toolkit, platform, sources.get(toolkit, "wheels")))
+                branches[toolkit][platform] = branch
         out[name] = branches
     return out
 
 def _hub_impl(rctx):
     toolkits = json.decode(rctx.attr.toolkits)
     libraries = json.decode(rctx.attr.libraries)
-    branches = hub_branches(toolkits, libraries, host_platform(rctx))
+    branches = hub_branches(toolkits, libraries, json.decode(rctx.attr.sources))
     lines = [
         "# Generated by rules_cuda_stages: @cuda//:<component> for the toolkit a build selects",
-        "# (--@rules_cuda_stages//cuda_rules:toolkit). Each alias selects the selected toolkit's",
-        "# target; only repositories of selected branches are fetched.",
-        "load(\"{}\", \"cuda_missing_component\")  # @unused".format(_GENERATED),
+        "# (--@rules_cuda_stages//cuda_rules:toolkit) and its target platform. Each alias selects",
+        "# that toolkit's target for that platform; only repositories of selected branches are fetched.",
+        "load(\"{}\", \"cuda_missing_component\", \"cuda_no_toolkit_for_platform\")  # @unused".format(_GENERATED),
         "",
         "package(default_visibility = [\"//visibility:public\"])",
         "",
     ]
+    for toolkit in sorted(toolkits.keys()):
+        for platform in sorted(toolkits[toolkit].keys()):
+            lines.append("""config_setting(
+    name = "{toolkit}_{platform}",
+    constraint_values = {constraints},
+    flag_values = {{"@rules_cuda_stages//cuda_rules:toolkit": "{toolkit}"}},
+    visibility = ["//visibility:private"],
+)
+""".format(toolkit = toolkit, platform = platform, constraints = repr(constraints(platform))))
     for name, per_toolkit in branches.items():
         select = []
         for toolkit in sorted(per_toolkit.keys()):
-            branch = per_toolkit[toolkit]
-            if type(branch) == "string":
-                label = branch
-            else:
-                missing = "_missing_{}_{}".format(name, toolkit.replace(".", "_"))
-                lines.append("cuda_missing_component(\n    name = \"{}\",\n    message = {},\n    visibility = [\"//visibility:private\"],\n)\n".format(missing, repr(branch.missing)))
-                label = ":" + missing
-            select.append("        \"@rules_cuda_stages//cuda_rules:toolkit_{}\": \"{}\",".format(toolkit, label))
+            for platform in sorted(per_toolkit[toolkit].keys()):
+                branch = per_toolkit[toolkit][platform]
+                if type(branch) == "string":
+                    label = branch
+                else:
+                    missing = "_missing_{}_{}_{}".format(name, toolkit.replace(".", "_"), platform)
+                    lines.append("cuda_missing_component(\n    name = \"{}\",\n    message = {},\n    visibility = [\"//visibility:private\"],\n)\n".format(missing, repr(branch.missing)))
+                    label = ":" + missing
+                select.append("        \":{}_{}\": \"{}\",".format(toolkit, platform, label))
+        lines.append("cuda_no_toolkit_for_platform(\n    name = \"_no_toolkit_{}\",\n    target = \"@cuda//:{}\",\n    visibility = [\"//visibility:private\"],\n)\n".format(name, name))
+        select.append("        \"//conditions:default\": \":_no_toolkit_{}\",".format(name))
         lines.append("alias(\n    name = \"{}\",\n    actual = select({{\n{}\n    }}),\n)\n".format(name, "\n".join(select)))
     rctx.file("BUILD.bazel", "\n".join(lines))
 
 cuda_hub_repository = repository_rule(
     implementation = _hub_impl,
-    doc = "@cuda: rules_cuda's component labels for the toolkit the build selects.",
+    doc = "@cuda: rules_cuda's component labels for the toolkit and target platform of the build.",
     attrs = {
-        "libraries": attr.string(mandatory = True, doc = "JSON: {toolkit: {component: repository}} of the hermetic toolkits."),
-        "toolkits": attr.string(mandatory = True, doc = "JSON: {toolkit name: toolkit repository}."),
+        "libraries": attr.string(mandatory = True, doc = "JSON: {toolkit: {platform: {component: repository}}} of the hermetic toolkits."),
+        "sources": attr.string(default = "{}", doc = "JSON: {toolkit: wheels, debs, redist or local}, for messages."),
+        "toolkits": attr.string(mandatory = True, doc = "JSON: {toolkit name: {platform: toolkit repository}}."),
     },
 )

@@ -1,11 +1,14 @@
-"""Repository rule wrapping a locally installed CUDA toolkit.
+"""Repository rules of the CUDA toolkits: the hermetic ones (NVIDIA's PyPI wheels, Debian's
+packages, NVIDIA's redistributable archives), the locally installed one, and the hub that
+registers a toolchain for each.
 
-Every tool, header and library of the toolkit becomes a file of this
-repository, so actions name them as labels and see them at execroot-relative
-paths (external/<repo>/...), never at the toolkit's install location.
+Every tool, header and library of a toolkit becomes a file of its repository,
+so actions name them as labels and see them at execroot-relative paths
+(external/<repo>/...), never at an install location.
 """
 
 load("//cuda_rules/private/repo:components.bzl", "CUDA_COMPONENTS")
+load("//cuda_rules/private/repo:cuda_debs.bzl", "CUDA_DEBS")
 load("//cuda_rules/private/repo:cuda_libraries.bzl", "CUDA_LIBRARY_VERSIONS")
 load("//cuda_rules/private/repo:cuda_versions.bzl", "CUDA_VERSIONS")
 load(
@@ -13,8 +16,9 @@ load(
     "component_targets",
     "download_archives",
     "hub_targets",
-    _host_platform = "host_platform",
 )
+load("//cuda_rules/private/repo:platforms.bzl", "PLATFORMS", "constraints", "describe", _host_platform = "host_platform")
+load("//cuda_rules/private/repo:redist.bzl", "read_manifest", "toolkit_archives")
 
 visibility(["//cuda_rules/...", "//tests/..."])
 
@@ -188,12 +192,12 @@ filegroup(name = "header_files", srcs = [])
     version = _version_of(rctx, toolkit.get_child("bin").get_child("nvcc"))
     rctx.file("version.bzl", "CUDA_VERSION = {}\n".format(repr(version)))
     where = "the local CUDA {} toolkit at {}".format(version, toolkit)
-    rctx.template("BUILD.bazel", rctx.attr._build_tpl, {
+    rctx.template("BUILD.bazel", rctx.attr._build_tpl, dict({
         "%{version}": version,
         "%{origin}": "the local toolkit at " + str(toolkit),
         "%{cccl_include}": _cccl_include(rctx),
         "%{generated}": toolkit_generated(rctx, where, [d for d in _LOCAL_LIB_DIRS if rctx.path(d).exists], local = True, components = []),
-    })
+    }, **_host_compiler_substitutions(rctx, True)))
 
 local_toolkit_repository = repository_rule(
     implementation = _local_toolkit_repository_impl,
@@ -208,6 +212,32 @@ local_toolkit_repository = repository_rule(
 
 host_platform = _host_platform
 
+def host_compiler_limits(rctx):
+    """The newest gcc major the toolkit in this repository accepts, from its crt/host_config.h.
+
+    Args:
+      rctx: the repository_ctx.
+
+    Returns:
+      {"gcc": 13}, or {} when unknown.
+    """
+    for path in ["include/crt/host_config.h", "targets/x86_64-linux/include/crt/host_config.h", "targets/sbsa-linux/include/crt/host_config.h"]:
+        if rctx.path(path).exists:
+            text = rctx.read(path)
+            marker = "#if __GNUC__ > "
+            i = text.find(marker)
+            if i < 0:
+                return {}
+            digits = text[i + len(marker):].split("\n", 1)[0].strip()
+            return {"gcc": int(digits)} if digits.isdigit() else {}
+    return {}
+
+def _host_compiler_substitutions(rctx, check):
+    return {
+        "%{max_gcc}": str(host_compiler_limits(rctx).get("gcc", 0)),
+        "%{host_compiler_check}": "True" if check else "False",
+    }
+
 def select_wheels(versions, version, platform):
     """Picks the wheels of one CUDA version for one platform.
 
@@ -220,12 +250,7 @@ def select_wheels(versions, version, platform):
       (list of wheel dicts, None), or (None, error message naming the version and the fix).
     """
     if version not in versions:
-        return None, ("rules_cuda_stages: unknown CUDA version '{v}'; this rules_cuda_stages knows {known}. " +
-                      "Fix: pick one of those, or add it to the versions table with " +
-                      "`python3 tools/cuda_wheels/lock.py --add {v}`.").format(
-            v = version,
-            known = ", ".join(sorted(versions.keys())),
-        )
+        return None, unknown_version_error(version)
     wheels = versions[version]["wheels"].get(platform)
     if not wheels:
         return None, ("rules_cuda_stages: CUDA {v} has no wheels for {p} on PyPI (it has: {have}). " +
@@ -236,90 +261,203 @@ def select_wheels(versions, version, platform):
         )
     return wheels, None
 
-def _complete_wheel_layout(rctx):
+def known_versions():
+    """The CUDA versions the tables offer: {version: source ("wheels" or "debs")}."""
+    out = {v: "debs" for v in CUDA_DEBS.keys()}
+    out.update({v: "wheels" for v in CUDA_VERSIONS.keys()})
+    return out
+
+def unknown_version_error(version):
+    return ("rules_cuda_stages: unknown CUDA version '{v}'; this rules_cuda_stages knows {known} " +
+            "(NVIDIA's PyPI wheels: {wheels}; Debian's packages: {debs}). Fix: pick one of those, " +
+            "declare NVIDIA's redistributable release with cuda.redist(version = \"{v}.<patch>\") " +
+            "(docs/toolkits.md), or add it to the wheels table with " +
+            "`python3 tools/cuda_wheels/lock.py --add {v}`.").format(
+        v = version,
+        known = ", ".join(sorted(known_versions().keys())),
+        wheels = ", ".join(sorted(CUDA_VERSIONS.keys())) or "none",
+        debs = ", ".join(sorted(CUDA_DEBS.keys())) or "none",
+    )
+
+def toolkit_platforms(source, version):
+    """The platforms a toolkit source has `version` for.
+
+    Args:
+      source: "wheels", "debs" or "redist".
+      version: e.g. "12.4".
+
+    Returns:
+      Sorted platform names; for redistrib manifests every platform of PLATFORMS (NVIDIA builds
+      each; a manifest that lacks one fails when that platform's repository is fetched).
+    """
+    if source == "wheels":
+        return sorted(CUDA_VERSIONS[version]["wheels"].keys())
+    if source == "debs":
+        return sorted(CUDA_DEBS[version]["debs"].keys())
+    return sorted(PLATFORMS.keys())
+
+def _complete_layout(rctx):
     """Adds the two places the device linker looks in that the wheels leave out.
 
-    The wheels' nvcc.profile passes -L$(TOP)/lib64 to nvlink (for
-    -lcudadevrt), and nvlink -dlto loads $(TOP)/nvvm/lib64/libnvvm.so; the
-    wheels put both libraries in lib/.
+    nvcc.profile passes -L$(TOP)/lib64 to nvlink (for -lcudadevrt), and nvlink
+    -dlto loads $(TOP)/nvvm/lib64/libnvvm.so; the wheels and Debian's layout put
+    the static libraries in lib/, the wheels libNVVM too.
     """
     lib = rctx.path("lib")
     if not lib.exists:
         return
     for child in lib.readdir():
-        if child.basename.endswith(".a"):
+        if child.basename.endswith(".a") and not rctx.path("lib64/" + child.basename).exists:
             rctx.symlink(child, "lib64/" + child.basename)
-        elif child.basename.startswith("libnvvm.so"):
+        elif child.basename.startswith("libnvvm.so") and not rctx.path("nvvm/lib64/libnvvm.so").exists:
             rctx.symlink(child, "nvvm/lib64/libnvvm.so")
 
-def _wheel_toolkit_repository_impl(rctx):
-    version = rctx.attr.version
-    platform = rctx.attr.platform or host_platform(rctx)
-    wheels, error = select_wheels(CUDA_VERSIONS, version, platform)
-    if error:
-        fail(error)
-    prefix = "nvidia/cu" + version.split(".")[0]
-    download_archives(
-        rctx,
-        [dict(w, strip_prefix = prefix, type = "zip") for w in wheels],
-        "CUDA " + version,
-        "python3 tools/cuda_wheels/lock.py " + version,
-    )
+# NVIDIA's installer's nvcc.profile (CUDA 12), for Debian's nvcc: Debian's own
+# (/etc/nvcc.profile) names /usr paths. Everything is relative to nvcc's
+# directory, so the commands nvcc plans stay inside the repository.
+_NVCC_PROFILE = """
+TOP              = $(_HERE_)/..
 
-    # The small components a local toolkit has under include/ (NVTX, the
-    # profiler API, NVML's header, ...), unpacked into the same tree.
-    components = []
+NVVMIR_LIBRARY_DIR = $(TOP)/$(_NVVM_BRANCH_)/libdevice
+
+LD_LIBRARY_PATH += $(TOP)/lib:
+PATH            += $(TOP)/$(_NVVM_BRANCH_)/bin:$(_HERE_):
+
+INCLUDES        +=  "-I$(TOP)/$(_TARGET_DIR_)/include" $(_SPACE_)
+
+LIBRARIES        =+ $(_SPACE_) "-L$(TOP)/$(_TARGET_DIR_)/lib$(_TARGET_SIZE_)/stubs" "-L$(TOP)/$(_TARGET_DIR_)/lib$(_TARGET_SIZE_)"
+
+CUDAFE_FLAGS    +=
+PTXAS_FLAGS     +=
+"""
+
+def _in_toolkit_archives(version, platform):
+    """The small components a local toolkit has under include/ (NVTX, the profiler API, NVML's header, ...)."""
+    out = []
     libraries = CUDA_LIBRARY_VERSIONS.get(version, {}).get("components", {})
     for key in sorted(CUDA_COMPONENTS.keys()):
         if CUDA_COMPONENTS[key]["toolkit"] != "yes" or platform not in libraries.get(key, {}).get("archives", {}):
             continue
         entry = libraries[key]
-        download_archives(
-            rctx,
-            entry["archives"][platform],
-            "CUDA {} {} ({} {})".format(version, key, entry["package"], entry["version"]),
-            "python3 tools/cuda_wheels/lock.py " + version,
-        )
-        components.append(key)
-    _complete_wheel_layout(rctx)
-    rctx.file("version.bzl", "CUDA_VERSION = {}\n".format(repr(version)))
-    rctx.template("BUILD.bazel", rctx.attr._build_tpl, {
-        "%{version}": version,
-        "%{origin}": "NVIDIA's PyPI wheels " + ", ".join(["{} {}".format(w["package"], w["version"]) for w in wheels]),
-        "%{cccl_include}": _cccl_include(rctx),
-        "%{generated}": toolkit_generated(rctx, "the hermetic CUDA {} toolkit".format(version), ["lib"], local = False, components = components),
-    })
+        out.append(struct(key = key, what = "CUDA {} {} ({} {})".format(version, key, entry["package"], entry["version"]), archives = entry["archives"][platform]))
+    return out
 
-wheel_toolkit_repository = repository_rule(
-    implementation = _wheel_toolkit_repository_impl,
-    doc = "A CUDA toolkit assembled from NVIDIA's PyPI wheels, pinned in cuda_versions.bzl.",
+def _fetch_wheels(rctx, version, platform):
+    wheels, error = select_wheels(CUDA_VERSIONS, version, platform)
+    if error:
+        fail(error)
+    prefix = "nvidia/cu" + version.split(".")[0]
+    regenerate = "python3 tools/cuda_wheels/lock.py " + version
+    download_archives(rctx, [dict(w, strip_prefix = prefix, type = "zip") for w in wheels], "CUDA " + version, regenerate)
+    components = []
+    for extra in _in_toolkit_archives(version, platform):
+        download_archives(rctx, extra.archives, extra.what, regenerate)
+        components.append(extra.key)
+    return "NVIDIA's PyPI wheels " + ", ".join(["{} {}".format(w["package"], w["version"]) for w in wheels]), components
+
+def _fetch_debs(rctx, version, platform):
+    entry = CUDA_DEBS.get(version)
+    if not entry:
+        fail(unknown_version_error(version))
+    debs = entry["debs"].get(platform)
+    if not debs:
+        fail(("rules_cuda_stages: CUDA {v} has no Debian packages for {p} in the table (it has: {have}). " +
+              "Fix: use another CUDA version, or the local toolkit (--@rules_cuda_stages//cuda_rules:toolkit=local).").format(
+            v = version,
+            p = platform,
+            have = ", ".join(sorted(entry["debs"].keys())) or "none",
+        ))
+    download_archives(rctx, debs, "CUDA {} (Debian {})".format(version, entry["suite"]), "python3 tools/cuda_debs/lock.py " + version)
+    rctx.file("bin/nvcc.profile", _NVCC_PROFILE)
+    return "Debian {}'s packages of {} (nvcc {})".format(entry["suite"], entry["source"], entry["nvcc_version"]), entry["components"]
+
+def in_toolkit_redist_components():
+    """{redist component: components.bzl key} of the small components unpacked into a redist toolkit."""
+    return {
+        spec["redist"]: key
+        for key, spec in CUDA_COMPONENTS.items()
+        if spec["toolkit"] == "yes" and spec.get("redist")
+    }
+
+def _fetch_redist(rctx, version, platform):
+    attr = rctx.attr
+    manifest, where = read_manifest(rctx, attr.release, attr.manifest_urls, attr.manifest_file, attr.manifest_sha256)
+    extra = in_toolkit_redist_components()
+    archives, have, error = toolkit_archives(manifest, PLATFORMS[platform].redist, attr.mirrors, where, extra = sorted(extra.keys()))
+    if error:
+        fail("rules_cuda_stages: CUDA {} ({}): {}. Fix: use another release or platform, or check the manifest.".format(version, where, error))
+    download_archives(rctx, archives, "CUDA {} ({})".format(version, where), where)
+    origin = "NVIDIA's redistributable archives ({}): {}".format(where, ", ".join(["{} {}".format(a["package"], a["version"]) for a in archives]))
+    return origin, [extra[c] for c in have if c in extra]
+
+def _hermetic_toolkit_repository_impl(rctx):
+    version = rctx.attr.version
+    platform = rctx.attr.platform or host_platform(rctx)
+    if rctx.attr.source == "wheels":
+        origin, components = _fetch_wheels(rctx, version, platform)
+    elif rctx.attr.source == "debs":
+        origin, components = _fetch_debs(rctx, version, platform)
+    else:
+        origin, components = _fetch_redist(rctx, version, platform)
+    _complete_layout(rctx)
+    rctx.file("version.bzl", "CUDA_VERSION = {}\n".format(repr(version)))
+    rctx.template("BUILD.bazel", rctx.attr._build_tpl, dict({
+        "%{version}": version,
+        "%{origin}": origin + " for " + describe(platform),
+        "%{cccl_include}": _cccl_include(rctx),
+        "%{generated}": toolkit_generated(rctx, "the hermetic CUDA {} toolkit for {}".format(version, describe(platform)), ["lib"], local = False, components = components),
+    }, **_host_compiler_substitutions(rctx, rctx.attr.host_compiler_check)))
+
+hermetic_toolkit_repository = repository_rule(
+    implementation = _hermetic_toolkit_repository_impl,
+    doc = "A CUDA toolkit for one platform, from NVIDIA's PyPI wheels (cuda_versions.bzl), Debian's packages (cuda_debs.bzl) or NVIDIA's redistrib manifest.",
     attrs = {
-        "version": attr.string(mandatory = True, doc = "CUDA version, a key of CUDA_VERSIONS (e.g. \"13.0\")."),
-        "platform": attr.string(doc = "Wheel platform (x86_64, aarch64); default: the host's."),
+        "host_compiler_check": attr.bool(default = True, doc = "Whether the toolchain rejects, at analysis, a C++ toolchain's gcc newer than the toolkit accepts."),
+        "manifest_file": attr.label(allow_single_file = True, doc = "redist: the manifest as a file of a repository."),
+        "manifest_sha256": attr.string(doc = "redist: the manifest's sha256 (recommended)."),
+        "manifest_urls": attr.string_list(doc = "redist: where the manifest is (mirrors of one file)."),
+        "mirrors": attr.string_list(doc = "redist: base URLs, each holding the manifest's relative paths."),
+        "platform": attr.string(doc = "x86_64 or aarch64; default: the host's."),
+        "release": attr.string(doc = "redist: NVIDIA's release, e.g. \"12.6.3\"."),
+        "source": attr.string(mandatory = True, values = ["wheels", "debs", "redist"], doc = "Where the toolkit comes from."),
+        "version": attr.string(mandatory = True, doc = "CUDA version MAJOR.MINOR (what --@rules_cuda_stages//cuda_rules:toolkit names)."),
         "_build_tpl": attr.label(default = "//cuda_rules/private/repo:BUILD.toolkit.tpl"),
     },
 )
 
 def _toolchains_hub_impl(rctx):
+    toolkits = json.decode(rctx.attr.toolkits)
     lines = [
-        "# Generated by rules_cuda_stages: one CUDA toolchain per toolkit, chosen by",
-        "# --@rules_cuda_stages//cuda_rules:toolkit. Only the selected toolkit's",
-        "# repository is fetched.",
+        "# Generated by rules_cuda_stages: one CUDA toolchain per toolkit and platform, chosen by",
+        "# --@rules_cuda_stages//cuda_rules:toolkit and by Bazel's toolchain resolution: a toolkit",
+        "# runs on its platform (exec_compatible_with) and its libraries are that platform's",
+        "# (target_compatible_with). Only the selected toolkit's repository is fetched.",
         "",
     ]
-    for name, repo in rctx.attr.toolkits.items():
-        lines.append("""toolchain(
-    name = "{name}",
-    exec_compatible_with = ["@platforms//os:linux"],
+    for name in sorted(toolkits.keys()):
+        for platform, repo in sorted(toolkits[name].items()):
+            lines.append("""toolchain(
+    name = "{name}_{platform}",
+    exec_compatible_with = {constraints},
+    target_compatible_with = {constraints},
     target_settings = ["@rules_cuda_stages//cuda_rules:toolkit_{name}"],
     toolchain = "@{repo}//:cuda_toolchain",
     toolchain_type = "@rules_cuda_stages//cuda_rules:toolchain_type",
 )
-""".format(name = name, repo = repo))
+""".format(name = name, platform = platform, repo = repo, constraints = repr(constraints(platform))))
     rctx.file("BUILD.bazel", "\n".join(lines))
+    rctx.file("toolkits.bzl", """\
+\"\"\"Generated by rules_cuda_stages' `cuda` module extension: the toolkits it created.\"\"\"
+
+# Values of --@rules_cuda_stages//cuda_rules:toolkit.
+TOOLKIT_NAMES = {names}
+
+# {{toolkit: {{platform: repository}}}}, for messages.
+TOOLKITS = {toolkits}
+""".format(names = repr(sorted(toolkits.keys())), toolkits = repr({k: toolkits[k] for k in sorted(toolkits.keys())})))
 
 cuda_toolchains_hub = repository_rule(
     implementation = _toolchains_hub_impl,
-    doc = "Declares the toolchain() of every CUDA toolkit without fetching the toolkits.",
-    attrs = {"toolkits": attr.string_dict(doc = "toolkit name (e.g. 13.0, local) -> repository name")},
+    doc = "Declares the toolchain() of every CUDA toolkit and platform without fetching the toolkits, and toolkits.bzl (their names).",
+    attrs = {"toolkits": attr.string(doc = "JSON: {toolkit name (e.g. 13.0, local): {platform: repository name}}")},
 )
