@@ -246,6 +246,26 @@ def implicit_includes(plan_env):
 GCC_ONLY = ("-fno-canonical-system-headers",)
 
 
+# Make-style dependency output (-MD -MF bazel-out/.../x.d): an editor's parse must not write
+# into Bazel's output tree, whose directories may not exist yet.
+_DEPFILE_FLAGS = ("-MD", "-MMD", "-MP")
+_DEPFILE_PAIRS = ("-MF", "-MT", "-MQ")
+
+
+def drop_depfile_flags(argv):
+    """argv without the flags that write a dependency file."""
+    out = []
+    skip = False
+    for arg in argv:
+        if skip:
+            skip = False
+        elif arg in _DEPFILE_PAIRS:
+            skip = True
+        elif arg not in _DEPFILE_FLAGS and not arg.startswith(_DEPFILE_PAIRS):
+            out.append(arg)
+    return out
+
+
 def _cpp_source(argv):
     if "-c" in argv and argv.index("-c") + 1 < len(argv):
         return argv[argv.index("-c") + 1]
@@ -286,7 +306,7 @@ def entries(aquery, paths, fmt="clang", sysroot_of=lambda compiler: None, toolki
             src = _cpp_source(argv)
             if not src:
                 continue
-            args = fix_paths(argv, paths)
+            args = drop_depfile_flags(fix_paths(argv, paths))
             if fmt == "clang":
                 args = [a for a in args if a not in GCC_ONLY]
             if not any(a.startswith("--sysroot") for a in args):

@@ -57,7 +57,8 @@ def _aquery():
             {
                 "mnemonic": "CppCompile",
                 "configurationId": 1,
-                "arguments": ["/usr/bin/gcc", "-fno-canonical-system-headers", "-iquote", "bazel-out/k8-fastbuild/bin",
+                "arguments": ["/usr/bin/gcc", "-fno-canonical-system-headers", "-MD", "-MF",
+                              "bazel-out/k8-fastbuild/bin/pkg/_objs/helper.d", "-iquote", "bazel-out/k8-fastbuild/bin",
                               "-c", "pkg/helper.cc", "-o", "bazel-out/k8-fastbuild/bin/pkg/_objs/helper.o"],
             },
             {
@@ -116,7 +117,13 @@ class CompileCommandsLibTest(unittest.TestCase):
         self.assertEqual(k[1:7], _NVCC_ARGS[:6])
         self.assertEqual(k[-4:], ["-c", "pkg/k.cu", "-o", "/ob/execroot/_main/bazel-out/k8-fastbuild/bin/pkg/_cuda/k/k/k.o"])
         cc = [e for e in found if e["file"] == "pkg/helper.cc"][0]["arguments"]
-        self.assertIn("-fno-canonical-system-headers", cc)  # the C++ command as it is
+        self.assertIn("-fno-canonical-system-headers", cc)  # the C++ command, but for its dependency file
+        self.assertNotIn("-MD", cc)
+        self.assertNotIn("-MF", cc)
+
+    def test_drop_depfile_flags(self):
+        self.assertEqual(lib.drop_depfile_flags(["cc", "-MD", "-MF", "a.d", "-MTx", "-MMD", "-MP", "-I", "i", "-c", "a.c"]),
+                         ["cc", "-I", "i", "-c", "a.c"])
 
     def test_implicit_includes(self):
         env = {"INCLUDES": '"-I/tk/bin/..//include"  ', "SYSTEM_INCLUDES": '"-isystem" "/tk/bin/..//include/cccl"  '}
