@@ -85,7 +85,7 @@ def _find_clang(rctx):
     return None, 0
 
 def _sysroot_impl(rctx):
-    clang, major = _find_clang(rctx)
+    clang, _major = _find_clang(rctx)
     if clang == None:
         rctx.file("BUILD.bazel", "# No clang {}..{} on this machine (tests/sysroot/sysroot.bzl).\n".format(MIN_CLANG, MAX_CLANG))
         rctx.file("defs.bzl", "SYSROOT_CLANG = None\nGLIBC = {}\n".format(repr(GLIBC)))
@@ -105,6 +105,7 @@ def _sysroot_impl(rctx):
 
     # The toolchain's rules: rules_cc's own, as Bazel's autoconfiguration writes them.
     rctx.symlink(Label("@rules_cc//cc/private/toolchain:unix_cc_toolchain_config.bzl"), "cc_toolchain_config.bzl")
+
     # clang's own headers, as it names them with and without -no-canonical-prefixes.
     resources = {
         rctx.execute([clang] + flags + ["-print-resource-dir"]).stdout.strip() + "/include": None
