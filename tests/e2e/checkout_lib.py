@@ -95,14 +95,23 @@ class Checkout:
             return str(e)
         raise AssertionError("`bazel %s` succeeded, but it must fail" % " ".join(args))
 
+    def startup(self):
+        """Bazel and the startup options of this checkout's commands (for a tool that runs Bazel itself)."""
+        return [_bazel(), "--output_base=" + self.output_base]
+
+    def command_flags(self):
+        """The flags this checkout gives every build-like command (build, run, aquery)."""
+        tmp = os.environ["TEST_TMPDIR"]
+        return _offline_flags() + _toolkit_flags() + [
+            "--repository_cache=" + os.path.join(tmp, "repository_cache"),
+            "--noshow_progress",
+        ]
+
     def _command(self, args, startup=()):
         tmp = os.environ["TEST_TMPDIR"]
-        cmd = [_bazel(), "--output_base=" + self.output_base, *startup, args[0]]
+        cmd = self.startup() + [*startup, args[0]]
         if args[0] != "clean" and args[0] != "shutdown" and args[0] != "info":
-            cmd += _offline_flags() + _toolkit_flags() + [
-                "--repository_cache=" + os.path.join(tmp, "repository_cache"),
-                "--noshow_progress",
-            ]
+            cmd += self.command_flags()
         elif args[0] == "info":
             cmd += _offline_flags() + _toolkit_flags()
         cmd += list(args[1:])

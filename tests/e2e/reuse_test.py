@@ -16,11 +16,17 @@
    A device-only edit that keeps the source's lines (a kernel's expression)
    then re-runs cudafe++, the device stages and CudaEmbedFatbin, but no host
    compile: cudafe++'s host output no longer holds device code's text.
+   A host-only C++ flag (--cxxopt=-Wextra) against CI's cache re-runs the
+   host preprocess and host compile of every source and reuses every device
+   preprocess, cicc and ptxas: the C++ toolchain's host-only flags are not in
+   any device stage's command.
 3. An arch outside the shipped set (sm_89) builds with its own list, reuses
    nothing of CI's, and the build says so once.
 4. `native` is detected only by a build that asks for it.
 5. The stage actions ran sandboxed (linux-sandbox where available), so their
    declared inputs are complete; CudaPlan ran in a persistent worker.
+6. Compile errors name the source as its workspace-relative path
+   (tests/e2e/broken/syntax_error.cu(1): error: ...) in every stage.
 """
 
 import os
@@ -98,6 +104,13 @@ class ReuseTest(unittest.TestCase):
             cls.one_outputs = cls.one.cuda_outputs()
             cls.one_toolkits = _fetched_toolkits(cls.one)
             cls.two_outputs = cls.two.cuda_outputs()
+            # A host-only C++ flag from the command line, against CI's cache.
+            cls.cxxopt_scripts_before = cls.one.plan_scripts()
+            cls.one.bazel("clean")
+            cls.cxxopt_log = os.path.join(tmp, "cxxopt.json")
+            cls.one.bazel("build", "--cxxopt=-Wextra", "--disk_cache=" + cls.disk_cache,
+                          "--execution_log_json_file=" + cls.cxxopt_log, *TARGETS)
+            cls.cxxopt_scripts = cls.one.plan_scripts()
             cls.two.bazel("clean")
             cls.dev_stderr = cls.two.bazel_stderr("build", "--//cuda_rules:archs=sm_90", "--disk_cache=" + cls.disk_cache,
                                                   "--execution_log_binary_file=" + cls.dev_log, *TARGETS)
@@ -112,6 +125,9 @@ class ReuseTest(unittest.TestCase):
             cls.native_stderr = cls.two.bazel_stderr("build", "--nobuild", "--//cuda_rules:archs=native", *TARGETS)
             cls.native_fetched_after = cls.two.native_repo_fetched()
             cls.device_error = cls.two.bazel_fails("build", "//tests/e2e/broken:device_error")
+            # --keep_going: every stage that fails says so (cudafe++ and cicc; both preprocesses).
+            cls.syntax_error = cls.two.bazel_fails("build", "--keep_going", "//tests/e2e/broken:syntax_error")
+            cls.missing_header = cls.two.bazel_fails("build", "--keep_going", "//tests/e2e/broken:missing_header")
             cls.routing_log = os.path.join(tmp, "routing.binlog")
             cls.two.bazel("build", "--execution_log_binary_file=" + cls.routing_log, "//tests/e2e/routing:routed")
             # A device-only edit on the same line, built for sm_90 again (after an sm_90
@@ -234,6 +250,34 @@ class ReuseTest(unittest.TestCase):
         self.assertIn("host_only", err)
         self.assertIn("CudaCicc", err)
         self.assertIn("//tests/e2e/broken:device_error", err)
+
+    def test_errors_name_the_workspace_relative_path(self):
+        # As cc rules print them: editors and terminals resolve the path against the workspace.
+        for err, source, message, stages in [
+            (self.syntax_error, "syntax_error.cu", '(1): error: expected a ";"', ("CudaFrontend", "CudaCicc")),
+            (self.missing_header, "missing_header.cu", ":1:10: fatal error: tests/e2e/broken/no_such_header.h",
+             ("CudaHostPreprocess", "CudaDevicePreprocess")),
+        ]:
+            self.assertIn("\ntests/e2e/broken/" + source + message, err)
+            self.assertNotIn("/proc/self/cwd/tests/e2e/broken/" + source, err)
+            for stage in stages:
+                self.assertIn(stage, err)
+        self.assertNotIn("/proc/self/cwd/tests/e2e/broken/device_error.cu", self.device_error)
+
+    def test_host_only_cxxopt_re_runs_host_stages_and_reuses_device_stages(self):
+        spawns = [s for s in cache_report_lib.read_log(self.cxxopt_log) if s.mnemonic.startswith("Cuda")]
+        ran = sorted((s.mnemonic, s.target) for s in spawns if not s.cache_hit)
+        device = [s for s in spawns if s.mnemonic in ("CudaDevicePreprocess", "CudaCicc", "CudaPtxas")]
+        self.assertEqual(len(device), 36)  # 3 sources x 4 archs x 3 device stages
+        self.assertEqual([(s.mnemonic, s.target) for s in device if not s.cache_hit], [], "device stages that re-ran")
+        for mnemonic in ("CudaHostPreprocess", "CudaHostCompile"):
+            self.assertEqual(len([m for m, _ in ran if m == mnemonic]), 3, ran)
+        # Its commands: the flag is in the host stages' scripts only.
+        changed = sorted(p for p in self.cxxopt_scripts if self.cxxopt_scripts[p] != self.cxxopt_scripts_before.get(p))
+        self.assertTrue(changed)
+        self.assertEqual({os.path.basename(p) for p in changed}, {"host_preprocess.sh", "host_compile.sh"}, changed)
+        for path in changed:
+            self.assertIn(" -Wextra ", self.cxxopt_scripts[path])
 
     def test_unsupported_host_compiler_gets_one_clear_message(self):
         if not self.too_new_gcc:

@@ -4,16 +4,19 @@ load("@cuda12_host_cc//:defs.bzl", "HOST_CC")
 load("@rules_python//python:defs.bzl", "py_test")
 load("//cuda_rules:defs.bzl", "cuda_device_link", "cuda_library")
 
+_TOOLKIT = "//cuda_rules:toolkit"
+_CLANG = "//tests/host_clang:clang"
+
 def _toolkit_transition_impl(settings, attr):
-    _ignore = settings  # @unused
-    if not attr.toolkit:
-        return {}
-    return {"//cuda_rules:toolkit": attr.toolkit}
+    return {
+        _TOOLKIT: attr.toolkit or settings[_TOOLKIT],
+        _CLANG: attr.host_clang or settings[_CLANG],
+    }
 
 _toolkit_transition = transition(
     implementation = _toolkit_transition_impl,
-    inputs = [],
-    outputs = ["//cuda_rules:toolkit"],
+    inputs = [_TOOLKIT, _CLANG],
+    outputs = [_TOOLKIT, _CLANG],
 )
 
 def _with_toolkit_impl(ctx):
@@ -23,15 +26,16 @@ def _with_toolkit_impl(ctx):
 
 with_toolkit = rule(
     implementation = _with_toolkit_impl,
-    doc = "`srcs` (and their runfiles), built with --@rules_cuda_stages//cuda_rules:toolkit=`toolkit` (empty: unchanged).",
+    doc = "`srcs` (and their runfiles), built with --@rules_cuda_stages//cuda_rules:toolkit=`toolkit` (empty: unchanged), with clang as host compiler if `host_clang`.",
     attrs = {
-        "srcs": attr.label_list(cfg = _toolkit_transition),
-        "toolkit": attr.string(),
+        "host_clang": attr.bool(doc = "Build with --//tests/host_clang:clang (clang as the C++ toolchain; tests/host_clang)."),
+        "srcs": attr.label_list(cfg = _toolkit_transition, doc = "The targets to build."),
+        "toolkit": attr.string(doc = "The toolkit to build with; empty: the build's."),
         "_allowlist_function_transition": attr.label(default = "@bazel_tools//tools/allowlists/function_transition_allowlist"),
     },
 )
 
-def fidelity_test(name, srcs, reference_extra = [], expect = "equal", size = "medium", toolkit = "", target_compatible_with = None, **kwargs):
+def fidelity_test(name, srcs, reference_extra = [], expect = "equal", size = "medium", toolkit = "", host_clang = False, target_compatible_with = None, **kwargs):
     """Builds `srcs` with cuda_library (staged) and compares with nvcc --keep.
 
     Args:
@@ -41,6 +45,8 @@ def fidelity_test(name, srcs, reference_extra = [], expect = "equal", size = "me
       expect: "equal", or "differ" (a non-vacuity check with reference_extra).
       size: test size.
       toolkit: the CUDA toolkit to build and compare with (default: the build's).
+      host_clang: build with clang as the C++ toolchain and nvcc's host compiler (tests/host_clang);
+        the reference nvcc gets the same -ccbin from the recorded command.
       target_compatible_with: of the test (the 12.4 cases need a host compiler CUDA 12.4 accepts).
       **kwargs: cuda_library attributes (copts, archs, ptxasopts, ...).
     """
@@ -52,14 +58,15 @@ def fidelity_test(name, srcs, reference_extra = [], expect = "equal", size = "me
         name = name + "_inputs",
         srcs = [":{}_{}".format(lib, g) for g in ["ptx", "ltoir", "cubin", "cuda_plan"]] + ["//cuda_rules:toolkit_files"],
         toolkit = toolkit,
+        host_clang = host_clang,
         tags = ["manual"],
         testonly = True,
     )
     py_test(
         name = name,
         size = size,
-        srcs = ["fidelity_test.py"],
-        main = "fidelity_test.py",
+        srcs = ["//tests/fidelity:fidelity_test.py"],
+        main = "//tests/fidelity:fidelity_test.py",
         args = [
             "--target=" + lib,
             "--package=" + native.package_name(),
@@ -102,8 +109,8 @@ def device_link_fidelity_test(name, deps, reference_extra = [], expect = "equal"
     py_test(
         name = name,
         size = size,
-        srcs = ["fidelity_test.py"],
-        main = "fidelity_test.py",
+        srcs = ["//tests/fidelity:fidelity_test.py"],
+        main = "//tests/fidelity:fidelity_test.py",
         args = [
             "--device_link=" + dlink,
             "--package=" + native.package_name(),

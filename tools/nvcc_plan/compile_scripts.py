@@ -138,7 +138,8 @@ def build(plan, layout):
     )
 
     for arch in virtual:
-        emit("device_preprocess/" + arch, m("device_preprocess"), arch, command(dpps[arch]), hints=True)
+        dpp = device_toolchain_flags(layout, command(dpps[arch]), arch)
+        emit("device_preprocess/" + arch, m("device_preprocess"), arch, dpp, hints=True)
         cc = command(ciccs[arch])
         scripts_lib.set_value(cc, "--orig_src_path_name", layout.src)
         emit("cicc/" + arch, m("cicc"), arch, cc)
@@ -160,6 +161,31 @@ def build(plan, layout):
             layout, exports, command(fatbinary), hc[0], the_id
         )
     return out
+
+
+def device_toolchain_flags(layout, argv, arch):
+    """A device preprocess command with only the C++ toolchain's flags that shape device code.
+
+    nvcc gives every -Xcompiler value to every host compiler command, in order,
+    as one run of arguments; the rules passed the toolchain's flags first
+    (layout.host_toolchain_flags). In the device preprocess that run becomes
+    layout.device_toolchain_flags (include paths, defines, sysroot, dialect), so
+    host-only flags (optimization, debug info, warnings, code generation) are
+    not in any device stage's key.
+    """
+    run = layout.host_toolchain_flags
+    if not run:
+        return argv
+    n = len(run)
+    for i in range(1, len(argv) - n + 1):
+        if argv[i : i + n] == run:
+            return argv[:i] + list(layout.device_toolchain_flags) + argv[i + n :]
+    _fail(
+        layout,
+        "cannot find the C++ toolchain's flags (%s) in nvcc's device preprocess command for %s: "
+        "this nvcc orders -Xcompiler options in a way these rules do not know. "
+        "Build this target with staged = False, or report it." % (" ".join(run), arch),
+    )
 
 
 def _machine_flags(argv):

@@ -81,6 +81,10 @@ class CompileLayout:
     scripts: dict  # stage key -> script path
     # The label the module id hashes when it is not `label` (the runner without a target: "").
     module_id_label: str = None
+    # The C++ toolchain's flags in nvcc's arguments (-Xcompiler, in order), and those of them the
+    # device preprocess keeps (cuda_rules/private/compile/host_flags.bzl); none for the runner.
+    host_toolchain_flags: list = dataclasses.field(default_factory=list)
+    device_toolchain_flags: list = dataclasses.field(default_factory=list)
 
     @property
     def id_label(self):
@@ -138,6 +142,8 @@ class CompileLayout:
             "link_marker": self.link_marker,
             "pinned_arch_list": self.pinned_arch_list,
             "user_options": self.user_options,
+            "host_toolchain_flags": self.host_toolchain_flags,
+            "device_toolchain_flags": self.device_toolchain_flags,
             "files": self.files,
             "scripts": self.scripts,
         }
@@ -154,7 +160,8 @@ class CompileLayout:
 
 _COMPILE_KEYS = (
     "label", "display_label", "src", "src_short_path", "stem", "directory", "toolkit_root", "archs", "rdc",
-    "link_marker", "pinned_arch_list", "user_options", "files", "scripts",
+    "link_marker", "pinned_arch_list", "user_options", "host_toolchain_flags", "device_toolchain_flags", "files",
+    "scripts",
 )
 
 
@@ -193,6 +200,8 @@ def compile_layout_from_json(obj, where="layout"):
         link_marker=_require(obj, "link_marker", str, where),
         pinned_arch_list=_require(obj, "pinned_arch_list", str, where),
         user_options=_require(obj, "user_options", list, where),
+        host_toolchain_flags=_require(obj, "host_toolchain_flags", list, where),
+        device_toolchain_flags=_require(obj, "device_toolchain_flags", list, where),
         files=_require(obj, "files", dict, where),
         scripts=_require(obj, "scripts", dict, where),
     )

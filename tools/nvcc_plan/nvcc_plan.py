@@ -69,6 +69,24 @@ flags.DEFINE_string(
 )
 
 
+flags.DEFINE_string(
+    "toolchain_flags",
+    None,
+    "With --run: a target's plan/layout.json; its host_toolchain_flags (the C++ toolchain's flags, passed with "
+    "-Xcompiler in the nvcc arguments) reach the device preprocess as its device_toolchain_flags only, as in "
+    "the target's stages.",
+)
+
+
+def _toolchain_flags(path, cwd):
+    try:
+        with open(os.path.join(cwd, path)) as f:
+            obj = json.load(f)
+        return obj["host_toolchain_flags"], obj["device_toolchain_flags"]
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise app.UsageError("--toolchain_flags=%s: not a target's plan/layout.json (%s)" % (path, e))
+
+
 def _runfiles_nvcc():
     # //cuda_rules:toolkit_files puts the selected toolkit's bin/nvcc in the runfiles.
     root = None
@@ -125,8 +143,9 @@ def main(argv):
             arch_list=FLAGS.arch_list,
             table=FLAGS.table,
             graph=FLAGS.graph,
+            toolchain_flags=_toolchain_flags(FLAGS.toolchain_flags, cwd) if FLAGS.toolchain_flags else None,
         )
-    for name in ("jobs", "table", "keep_dir", "module_id_label", "arch_list"):
+    for name in ("jobs", "table", "keep_dir", "module_id_label", "arch_list", "toolchain_flags"):
         if FLAGS[name].present:
             raise app.UsageError("--%s needs --run" % name)
     try:
@@ -151,7 +170,7 @@ def main(argv):
 
 # Our flags: those that take a value (`--x=v` or `--x v`), those whose bare
 # form means stdout, and switches.
-_VALUE_FLAGS = ("--format", "--nvcc", "--jobs", "--keep_dir", "--module_id_label", "--arch_list")
+_VALUE_FLAGS = ("--format", "--nvcc", "--jobs", "--keep_dir", "--module_id_label", "--arch_list", "--toolchain_flags")
 _STDOUT_FLAGS = ("--graph", "--table")
 _SWITCHES = ("--run", "--norun", "--nograph", "--help", "--helpshort", "--helpfull")
 

@@ -139,7 +139,11 @@ def parse_dryrun(text):
         try:
             argv = shlex.split(_expand(line, env_map))
         except ValueError as e:
-            raise PlanError("cannot split nvcc plan line %r: %s" % (line, e))
+            if not line.startswith("rm "):
+                raise PlanError("cannot split nvcc plan line %r: %s" % (line, e))
+            # nvcc's cleanup of a temporary file, printed unquoted (a ' in the
+            # source's name): nothing of it is run or renamed.
+            argv = line.split()
         commands.append(argv)
     if not commands:
         raise PlanError("nvcc printed no commands (is this `nvcc --dryrun` output?)")

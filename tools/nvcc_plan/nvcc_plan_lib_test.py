@@ -7,10 +7,14 @@ from runfiles import runfiles
 from tools.nvcc_plan import nvcc_plan_lib as lib
 
 
-def _plan(name):
+def _read(name):
     path = runfiles.Create().Rlocation("rules_cuda_stages/tools/nvcc_plan/testdata/" + name)
     with open(path) as f:
-        return lib.plan_from_text(f.read())
+        return f.read()
+
+
+def _plan(name):
+    return lib.plan_from_text(_read(name))
 
 
 def _kinds(plan):
@@ -105,6 +109,16 @@ class PlanTest(unittest.TestCase):
         table = lib.to_table(plan)
         self.assertIn("CudaPtxas", table)
         self.assertEqual(len(lib.to_json(plan)["stages"]), len(plan.stages))
+
+    def test_quote_in_the_source_name(self):
+        # nvcc quotes the source's name everywhere but in its temporary files' cleanup.
+        text = _read("cuda13.0_sm90.txt").replace("_k.", "_it's.").replace('"k.cu"', "\"it's.cu\"")
+        self.assertIn("#$ rm /tmp/tmpxft", text)
+        plan = lib.plan_from_text(text)
+        self.assertEqual(plan.by_kind("host_preprocess")[0].inputs, ["it's.cu"])
+        self.assertTrue(any("it's" in a for s in plan.by_kind("cleanup") for a in s.argv))
+        with self.assertRaisesRegex(lib.PlanError, "No closing quotation"):
+            lib.plan_from_text(text.replace("#$ rm /tmp/", "#$ cp /tmp/"))
 
     def test_garbage_is_a_plan_error(self):
         with self.assertRaisesRegex(lib.PlanError, "no commands"):

@@ -216,7 +216,8 @@ def _archs_of(plan):
     return out
 
 
-def _compile_layout(plan, work_dir, label, id_label, src_short_path, toolkit_root, nvcc_args, arch_list):
+def _compile_layout(plan, work_dir, label, id_label, src_short_path, toolkit_root, nvcc_args, arch_list,
+                    toolchain_flags=None):
     """The layout cuda_library writes for this source, with files under `work_dir`.
 
     The names are the stage table's (stages.py), as the rules declare them, so
@@ -244,6 +245,8 @@ def _compile_layout(plan, work_dir, label, id_label, src_short_path, toolkit_roo
         pinned_arch_list=arch_list or "",
         user_options=nvcc_args,
     )
+    if toolchain_flags:
+        layout.host_toolchain_flags, layout.device_toolchain_flags = (list(f) for f in toolchain_flags)
     layout.files["obj"] = host_compile.outputs[0]
     return layout
 
@@ -267,7 +270,7 @@ def _toolkit_root(nvcc, plan, cwd):
     return os.path.dirname(here)
 
 
-def prepare(nvcc, nvcc_args, *, cwd, work_dir, module_id_label=None, arch_list=None):
+def prepare(nvcc, nvcc_args, *, cwd, work_dir, module_id_label=None, arch_list=None, toolchain_flags=None):
     """Plans the compile: returns (tasks by key, layout). Writes the scripts under work_dir/plan/."""
     text = _dryrun(nvcc, nvcc_args, cwd)
     try:
@@ -286,7 +289,7 @@ def prepare(nvcc, nvcc_args, *, cwd, work_dir, module_id_label=None, arch_list=N
         # No target: the id depends on the source's path only (the label part hashes "").
         id_label, id_path, display = "", path, "nvcc_plan --run"
     layout = _compile_layout(plan, work_dir, display, id_label, id_path, _toolkit_root(nvcc, plan, cwd), nvcc_args,
-                             arch_list)
+                             arch_list, toolchain_flags)
     try:
         scripts = compile_scripts.build(plan, layout)
     except compile_scripts.PlanMismatch as e:
@@ -541,7 +544,7 @@ def _emit(path, text, stdout, cwd):
 
 
 def run(nvcc_args, *, nvcc, jobs=None, cwd=None, keep_dir=None, module_id_label=None, arch_list=None, table=None,
-        graph=None, stdout=None, stderr=None):
+        graph=None, stdout=None, stderr=None, toolchain_flags=None):
     """Compiles like `nvcc <nvcc_args>` would; returns the exit status.
 
     Args:
@@ -556,6 +559,9 @@ def run(nvcc_args, *, nvcc, jobs=None, cwd=None, keep_dir=None, module_id_label=
       table: write the per-stage CSV here ("-": stdout; relative to `cwd`).
       graph: write the executed graph as Graphviz here ("-": stdout; relative to `cwd`).
       stdout, stderr: where the stages' output and the runner's messages go.
+      toolchain_flags: (host flags, device flags), as a target's layout records its C++ toolchain's flags:
+        the run of -Xcompiler values in nvcc_args that the device preprocess gets as the device flags only
+        (cuda_rules/private/compile/host_flags.bzl), or None (nvcc's own placement).
     """
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
@@ -578,7 +584,7 @@ def run(nvcc_args, *, nvcc, jobs=None, cwd=None, keep_dir=None, module_id_label=
         for note in notes:
             print("nvcc_plan --run: " + note, file=stderr)
         tasks, layout = prepare(nvcc, args, cwd=cwd, work_dir=work_dir, module_id_label=module_id_label,
-                                arch_list=arch_list)
+                                arch_list=arch_list, toolchain_flags=toolchain_flags)
         plan = tasks["plan"]
         plan.start, plan.end, plan.cpu, plan.returncode = 0.0, time.monotonic() - t0, _children_cpu() - cpu0, 0
         scratch = tempfile.mkdtemp(prefix="nvcc_plan.ptxas.")

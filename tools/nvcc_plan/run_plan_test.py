@@ -347,6 +347,8 @@ class RunnerTest(unittest.TestCase):
             module_id_label=label[2:],
             # The fixture's archs are a subset of the shipped set: its stages have the shipped set's list.
             arch_list=self.layout.pinned_arch_list,
+            # Its C++ toolchain's flags reach its device preprocess as the device ones only.
+            toolchain_flags=(self.layout.host_toolchain_flags, self.layout.device_toolchain_flags),
         )
         self.assertEqual(err, "")
         self.assertEqual(self.layout.pinned_arch_list, "750,800,860,900")
@@ -374,6 +376,11 @@ class RunnerTest(unittest.TestCase):
         self.assertEqual(len(compared), 3 + 11 + 2 + 2 + 2)
         # -lineinfo: the cubins would record the sources' times had ptxas seen them.
         self.assertIn("-lineinfo", self.nvcc_args)
+        # The toolchain's host-only flags are in the host stages, not in the device preprocess.
+        self.assertIn("-Xcompiler=-Wall", self.nvcc_args)
+        self.assertIn(" -Wall ", _read(os.path.join(execroot, self.layout.scripts["host_compile"])).decode())
+        for arch in self.layout.virtual_archs:
+            self.assertNotIn(" -Wall ", _read(os.path.join(execroot, self.layout.scripts["device_preprocess/" + arch])).decode())
 
     # (d) ---------------------------------------------------------------------
 

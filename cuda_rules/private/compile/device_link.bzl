@@ -14,6 +14,7 @@ load("//cuda_rules/private:actions/device_link.bzl", "device_link_action", "link
 load("//cuda_rules/private:actions/fatbinary.bzl", "fatbinary_action")
 load("//cuda_rules/private:actions/plan.bzl", "in_params_file", "plan_action")
 load("//cuda_rules/private:archs.bzl", "arch_sort_key")
+load("//cuda_rules/private:compile/host_flags.bzl", "xcompiler")
 load("//cuda_rules/private:compile/nvcc_args.bzl", "canonical")
 load("//cuda_rules/private:labels.bzl", "display_label")
 load("//cuda_rules/private:layout.bzl", "declare_link_files", "paths")
@@ -73,7 +74,7 @@ def twice_marker(marker):
     """The hidden symbol every device link of a source defines once (strong): two device links of it clash naming it."""
     return marker.replace("__no_device_link_for__", "__device_linked_twice__", 1)
 
-def device_link(ctx, *, cuda, cc_toolchain, inputs, non_rdc, planner, dlinkopts = []):
+def device_link(ctx, *, cuda, cc_toolchain, inputs, non_rdc, planner, dlinkopts = [], host_flags = []):
     """Registers the device link of `inputs` (every rdc source's code per arch).
 
     Args:
@@ -84,6 +85,8 @@ def device_link(ctx, *, cuda, cc_toolchain, inputs, non_rdc, planner, dlinkopts 
       non_rdc: list of labels of non-relocatable cuda_library targets below (for nvlink's messages).
       planner: FilesToRunProvider of //tools/nvcc_plan:planner.
       dlinkopts: nvcc options for the device link (-Xnvlink=...).
+      host_flags: the C++ toolchain's flags for the link stub's compile (host_flags.bzl; nvcc gives
+        -Xcompiler options to that compile only).
 
     Returns:
       struct(obj, cubins (list), fatbin, reg_cs (list), objects (the host objects linked), plan_files).
@@ -149,6 +152,7 @@ def device_link(ctx, *, cuda, cc_toolchain, inputs, non_rdc, planner, dlinkopts 
     if lto:
         nvcc_args.add("-dlto")
     nvcc_args.add("-ccbin", cc_toolchain.compiler_executable)
+    nvcc_args.add_all(host_flags, map_each = xcompiler)
     nvcc_args.add_all(["-gencode=arch={},code={}".format(_virtual_of(a), a) for a in archs])
     nvcc_args.add("-Xcompiler=-fPIC")
     nvcc_args.add_all(dlinkopts)

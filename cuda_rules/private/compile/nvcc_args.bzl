@@ -1,13 +1,17 @@
 """nvcc's command line for a target's .cu files: archs, the target's options, include paths, defines."""
 
 load("//cuda_rules/private:archs.bzl", "gencode_flags")
+load("//cuda_rules/private:compile/host_flags.bzl", "xcompiler")
 
 visibility(["//cuda_rules/..."])
 
-# Every path that reaches a compiler is spelled from the execroot through
-# /proc/self/cwd: device debug info and -lineinfo record absolute file paths
-# (cicc joins relative ones with its working directory, a sandbox or checkout
-# path), and this spelling is the same on every machine, checkout and sandbox.
+# The execroot as the toolkit's paths are spelled in every stage: the same on
+# every machine, checkout and sandbox. The user's files (the source, include
+# directories) are spelled relative to the execroot instead, as cc rules do:
+# compilers print them that way (pkg/k.cu(5): error ...), and where a compiler
+# records an absolute path (cicc's -G/-lineinfo file table, gcc's -g
+# compilation directory) it joins them with $PWD, which every stage script sets
+# to this spelling.
 CANONICAL_EXECROOT = "/proc/self/cwd"
 
 def canonical(path):
@@ -19,7 +23,7 @@ def canonical(path):
 def join_path(*parts):
     return "/".join([p for p in parts if p and p != "."])
 
-def nvcc_options(*, copts, host_copts, ptxasopts, local_defines, optf):
+def nvcc_options(*, copts, host_copts, ptxasopts, local_defines, optf, toolchain_flags):
     """The options of a target's nvcc commands besides archs, includes and propagated defines.
 
     Args:
@@ -28,11 +32,22 @@ def nvcc_options(*, copts, host_copts, ptxasopts, local_defines, optf):
       ptxasopts: ptxas options, passed with -Xptxas.
       local_defines: defines of this target only.
       optf: File or None: an nvcc options file (--options-file).
+      toolchain_flags: struct from host_flags.classify_host_flags: the C++ toolchain's flags.
 
     Returns:
       A struct of them.
     """
-    return struct(copts = copts, host_copts = host_copts, ptxasopts = ptxasopts, local_defines = local_defines, optf = optf)
+    return struct(
+        copts = copts,
+        host_copts = host_copts,
+        ptxasopts = ptxasopts,
+        local_defines = local_defines,
+        optf = optf,
+        toolchain_flags = toolchain_flags,
+    )
+
+def _execroot_relative(path):
+    return path or "."
 
 def nvcc_common_args(actions, *, label, bin_dir, cc_toolchain, archs, cctx, rdc, options):
     """nvcc's options for every .cu file of a target (not the source and output).
@@ -52,11 +67,19 @@ def nvcc_common_args(actions, *, label, bin_dir, cc_toolchain, archs, cctx, rdc,
     """
     args = actions.args()
     args.add("-ccbin", cc_toolchain.compiler_executable)
+
+    # The C++ toolchain's flags first (the target's own options below win, as
+    # in cc rules): its dialect as nvcc's -std (which also tells cudafe++ and
+    # cicc), the rest for the host compiler (host_flags.bzl).
+    toolchain = options.toolchain_flags
+    if toolchain.std:
+        args.add("-std=" + toolchain.std)
+    args.add_all(toolchain.host, map_each = xcompiler)
     args.add_all(gencode_flags(archs))
     if rdc:
         args.add("-rdc=true")
     args.add("-Xcompiler=-fPIC")
-    if "clang" not in cc_toolchain.compiler:
+    if "clang" not in cc_toolchain.compiler and "-fno-canonical-system-headers" not in toolchain.host:
         # GCC resolves symlinks in the paths of system headers (-isystem) it
         # records in line markers, which would put the toolkit's install
         # location into the device code's debug info. (Bazel's C++ toolchain
@@ -67,18 +90,17 @@ def nvcc_common_args(actions, *, label, bin_dir, cc_toolchain, archs, cctx, rdc,
     args.add_all(options.copts)
     args.add_all(options.host_copts, format_each = "-Xcompiler=%s")
     args.add_all(options.ptxasopts, format_each = "-Xptxas=%s")
-    args.add_all(cctx.includes, before_each = "-I", map_each = canonical)
-    args.add_all(cctx.quote_includes, before_each = "-I", map_each = canonical)
+    args.add_all(cctx.includes, before_each = "-I", map_each = _execroot_relative)
+    args.add_all(cctx.quote_includes, before_each = "-I", map_each = _execroot_relative)
 
     # Like cc rules: #include "pkg/file.h" from the repository's root (source
     # and generated files), through every gcc stage of nvcc's plan.
     root = label.workspace_root or "."
     args.add_all(
         [root, join_path(bin_dir.path, label.workspace_root)],
-        map_each = canonical,
         format_each = "-Xcompiler=-iquote,%s",
     )
-    args.add_all(cctx.system_includes, before_each = "-isystem", map_each = canonical)
+    args.add_all(cctx.system_includes, before_each = "-isystem", map_each = _execroot_relative)
     args.add_all(cctx.defines, format_each = "-D%s")
     args.add_all(options.local_defines, format_each = "-D%s")
     return args

@@ -53,7 +53,7 @@ def link_marker(label, src):
 def _mangle(text):
     return "".join([c if c.isalnum() else "_" for c in text.elems()]).strip("_")
 
-def staged_compile(ctx, *, cuda, cc_files, archs, pinned_list, rdc, variant, user_options, nvcc_args, extra_inputs, headers, src, planner):
+def staged_compile(ctx, *, cuda, cc_files, archs, pinned_list, rdc, variant, user_options, toolchain_flags, nvcc_args, extra_inputs, headers, src, planner):
     """Declares and registers every stage of one .cu file.
 
     Args:
@@ -65,6 +65,8 @@ def staged_compile(ctx, *, cuda, cc_files, archs, pinned_list, rdc, variant, use
       rdc: whether the device code is relocatable.
       variant: the outputs' top directory (source_base).
       user_options: list of string, the target's nvcc options (for messages).
+      toolchain_flags: struct from host_flags.classify_host_flags (in nvcc_args with -Xcompiler;
+        CudaPlan keeps only its `device` flags in the device preprocess commands).
       nvcc_args: Args, nvcc's options for the target (nvcc_args.nvcc_common_args).
       extra_inputs: list of File CudaPlan reads besides the toolkit (an nvcc options file).
       headers: depset of File the source may include (the toolkit's too).
@@ -91,12 +93,14 @@ def staged_compile(ctx, *, cuda, cc_files, archs, pinned_list, rdc, variant, use
         "link_marker": link_marker(ctx.label, src) if rdc else "",
         "pinned_arch_list": pinned_list,
         "user_options": user_options,
+        "host_toolchain_flags": toolchain_flags.host,
+        "device_toolchain_flags": toolchain_flags.device,
         "files": paths(files),
         "scripts": paths(scripts),
     }))
 
     src_args = in_params_file(ctx.actions.args())
-    src_args.add("-c", canonical(src.path))
+    src_args.add("-c", src.path)
     src_args.add("-o", files["obj"])
     plan_action(
         ctx.actions,

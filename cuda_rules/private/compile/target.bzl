@@ -5,9 +5,11 @@ load("@rules_cc//cc/common:cc_common.bzl", "cc_common")
 load("@rules_cc//cc/common:cc_info.bzl", "CcInfo")
 load("//cuda_rules/private:actions/plan.bzl", "in_params_file")
 load("//cuda_rules/private:archs.bzl", "device_link_archs", "parse_archs", "pinned_arch_list")
+load("//cuda_rules/private:compile/host_flags.bzl", "classify_host_flags", "toolchain_compile_flags")
 load("//cuda_rules/private:compile/nvcc_args.bzl", "join_path", "nvcc_common_args", "nvcc_options")
 load("//cuda_rules/private:compile/staged.bzl", "staged_compile")
 load("//cuda_rules/private:compile/unstaged.bzl", "unstaged_compile")
+load("//cuda_rules/private:device_debug.bzl", "device_debug_requested")
 load("//cuda_rules/private:labels.bzl", "display_label")
 load("//cuda_rules/private:nvcc_options.bzl", "check_nvcc_options")
 load("//cuda_rules/private:providers.bzl", "CudaArchConfigInfo", "CudaObjectsInfo")
@@ -79,6 +81,7 @@ def compile_attrs(aspects = []):
         "_staged": attr.label(default = "//cuda_rules:staged"),
         "_copts": attr.label(default = "//cuda_rules:copts"),
         "_host_copts": attr.label(default = "//cuda_rules:host_copts"),
+        "_device_debug": attr.label(default = "//cuda_rules:device_debug"),
         "_compiler": attr.label(default = "//cuda_rules:compiler"),
         "_runtime": attr.label(default = "//cuda_rules:runtime", providers = [CcInfo]),
         "_planner": attr.label(default = "//tools/nvcc_plan:planner", executable = True, cfg = "exec"),
@@ -123,12 +126,17 @@ def resolve_archs(ctx):
 def is_staged(ctx):
     return ctx.attr._staged[BuildSettingInfo].value if ctx.attr.staged == -1 else ctx.attr.staged == 1
 
-def target_options(ctx, staged):
-    """The target's nvcc options (the build's --copts/--host_copts flags first), checked.
+def _sets_std(copts):
+    return [o for o in copts if o.startswith("-std=") or o.startswith("--std=") or o in ("-std", "--std")] != []
+
+def target_options(ctx, staged, cc_toolchain, feature_configuration):
+    """The target's nvcc options (the C++ toolchain's flags, the build's flags, then the target's), checked.
 
     Args:
       ctx: the rule context.
       staged: whether the target compiles in stages.
+      cc_toolchain: the C++ toolchain.
+      feature_configuration: the target's feature configuration.
 
     Returns:
       A struct from nvcc_args.nvcc_options.
@@ -136,8 +144,15 @@ def target_options(ctx, staged):
     flag_copts = ctx.attr._copts[BuildSettingInfo].value
     check_nvcc_options(ctx.label, _COPTS_FLAG, flag_copts, staged)
     check_nvcc_options(ctx.label, "copts", ctx.attr.copts, staged)
+    copts = flag_copts + ctx.attr.copts
+    if device_debug_requested(ctx.label, ctx.attr._device_debug[BuildSettingInfo].value):
+        copts = ["-G"] + copts
     return nvcc_options(
-        copts = flag_copts + ctx.attr.copts,
+        copts = copts,
+        toolchain_flags = classify_host_flags(
+            toolchain_compile_flags(ctx, cc_toolchain, feature_configuration),
+            nvcc_sets_std = _sets_std(copts),
+        ),
         host_copts = ctx.attr._host_copts[BuildSettingInfo].value + ctx.attr.host_copts,
         ptxasopts = ctx.attr.ptxasopts,
         local_defines = ctx.attr.local_defines + ctx.attr.host_local_defines,
@@ -241,6 +256,7 @@ def compile_cu(ctx, *, cuda, cc_toolchain, archs, pinned_list, staged, rdc, vari
     extra_inputs = [options.optf] if options.optf else []
     cc_files = cc_toolchain.all_files
     for src in cu_srcs:
+        check_source_path(ctx.label, src)
         if staged:
             r = staged_compile(
                 ctx,
@@ -251,6 +267,7 @@ def compile_cu(ctx, *, cuda, cc_toolchain, archs, pinned_list, staged, rdc, vari
                 rdc = rdc,
                 variant = variant,
                 user_options = options.copts,
+                toolchain_flags = options.toolchain_flags,
                 nvcc_args = nvcc_args,
                 extra_inputs = extra_inputs,
                 headers = comp.headers,
@@ -283,6 +300,27 @@ def compile_cu(ctx, *, cuda, cc_toolchain, archs, pinned_list, staged, rdc, vari
                     for a in device_link_archs(archs)
                 ])
     return out
+
+# Characters nvcc cannot take in a source's path: it runs its stages through
+# /bin/sh with the path in double quotes, where these keep a meaning.
+_NVCC_PATH_CHARACTERS = ["\"", "$", "`", "\\", "\n"]
+
+def check_source_path(label, src):
+    """Fails analysis naming the file and the characters when nvcc cannot compile a source at this path.
+
+    Args:
+      label: the target, for the message.
+      src: File, a .cu source.
+    """
+    bad = [c for c in _NVCC_PATH_CHARACTERS if c in src.path]
+    if bad:
+        fail(("{}: {}: nvcc cannot compile a source whose path holds {} (it runs its stages through /bin/sh " +
+              "with the path in double quotes, where these characters keep their meaning). Fix: rename the file " +
+              "(or its directory).").format(
+            display_label(label),
+            src.short_path,
+            " ".join(["newline" if c == "\n" else c for c in bad]),
+        ))
 
 def check_lto(ctx, archs, rdc):
     lto = [v.virtual for v in archs.virtuals if v.lto]

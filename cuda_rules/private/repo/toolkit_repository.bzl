@@ -433,6 +433,9 @@ def _toolchains_hub_impl(rctx):
         "# runs on its platform (exec_compatible_with) and its libraries are that platform's",
         "# (target_compatible_with). Only the selected toolkit's repository is fetched.",
         "",
+        "# For bzl_library targets of the files that load it (//cuda_rules/private:toolchain).",
+        "exports_files([\"toolkits.bzl\"])",
+        "",
     ]
     for name in sorted(toolkits.keys()):
         for platform, repo in sorted(toolkits[name].items()):

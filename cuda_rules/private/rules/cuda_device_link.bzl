@@ -10,6 +10,7 @@ load(
     "device_link_inputs_aspect",
     "linking_context_with_device_link",
 )
+load("//cuda_rules/private:compile/host_flags.bzl", "classify_host_flags", "toolchain_compile_flags")
 load("//cuda_rules/private:requires_cuda.bzl", "with_requires_cuda")
 load("//cuda_rules/private:toolchain.bzl", "CUDA_TOOLCHAINS", "find_cuda_toolchain")
 
@@ -25,6 +26,12 @@ def _cuda_device_link_impl(ctx):
     if not inputs:
         # Nothing relocatable below: the deps as they are.
         return [DefaultInfo(runfiles = runfiles), cc_common.merge_cc_infos(cc_infos = deps_cc)]
+    feature_configuration = cc_common.configure_features(
+        ctx = ctx,
+        cc_toolchain = cc_toolchain,
+        requested_features = ctx.features,
+        unsupported_features = ctx.disabled_features,
+    )
     dlink = device_link(
         ctx,
         cuda = cuda,
@@ -33,12 +40,10 @@ def _cuda_device_link_impl(ctx):
         non_rdc = below.non_rdc.to_list(),
         planner = ctx.attr._planner[DefaultInfo].files_to_run,
         dlinkopts = ctx.attr.dlinkopts,
-    )
-    feature_configuration = cc_common.configure_features(
-        ctx = ctx,
-        cc_toolchain = cc_toolchain,
-        requested_features = ctx.features,
-        unsupported_features = ctx.disabled_features,
+        host_flags = classify_host_flags(
+            toolchain_compile_flags(ctx, cc_toolchain, feature_configuration),
+            nvcc_sets_std = False,
+        ).host,
     )
     runtime = [cuda.runtime] + ([cuda.cudadevrt] if cuda.cudadevrt else [])
     return [

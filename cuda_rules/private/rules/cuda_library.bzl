@@ -43,7 +43,7 @@ def _cuda_library_impl(ctx):
     )
     archs, pinned_list = resolve_archs(ctx)
     staged = is_staged(ctx)
-    options = target_options(ctx, staged)
+    options = target_options(ctx, staged, cc_toolchain, feature_configuration)
     linkopts = ctx.attr.linkopts + ctx.attr.host_linkopts
     check_link_options(ctx.label, linkopts)
     rdc = ctx.attr.rdc
@@ -112,6 +112,7 @@ def _cuda_library_impl(ctx):
                 non_rdc = below.non_rdc.to_list(),
                 planner = ctx.attr._planner[DefaultInfo].files_to_run,
                 dlinkopts = ctx.attr.dlinkopts,
+                host_flags = options.toolchain_flags.host,
             )
     if dlink:
         runtime = [cuda.cudadevrt] if cuda.cudadevrt else []

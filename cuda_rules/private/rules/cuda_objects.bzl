@@ -34,7 +34,7 @@ def _cuda_objects_impl(ctx):
     )
     archs, pinned_list = resolve_archs(ctx)
     staged = is_staged(ctx)
-    options = target_options(ctx, staged)
+    options = target_options(ctx, staged, cc_toolchain, feature_configuration)
     srcs = split_srcs(ctx)
     comp = compilation(ctx, cuda, srcs)
 

@@ -1,0 +1,124 @@
+"""compile_commands.json end to end, in a checkout of this repository, verified with clangd itself.
+
+`bazel run //tools:compile_commands -- @rules_cuda_stages_examples//... //tests/cc_toolchain:kernel`
+writes an entry for every .cu source (the examples' vector add, templated and
+CUB sources and a kernel with an assert) and every C++ source among their
+dependencies. Then, for each entry, as an editor would see it:
+
+- `clangd --check=<file>` (compile_commands.json found from the file's
+  directory upward) completes with no error;
+- clang itself parses the file with the entry's arguments (-fsyntax-only):
+  clangd does not report errors in the headers clang's CUDA mode includes
+  before the file (its CUDA wrapper), clang does.
+
+With --format=nvcc the .cu entries are the nvcc commands of unstaged
+compiles: one of them, run as written, compiles.
+"""
+
+import glob
+import json
+import os
+import shlex
+import shutil
+import subprocess
+import unittest
+
+from tests.e2e.checkout_lib import Checkout, offline_flags
+
+TARGETS = ["@rules_cuda_stages_examples//...", "//tests/cc_toolchain:kernel"]
+CU_FILES = [
+    "examples/cub_reduce/sum.cu",
+    "examples/templated/scale.cu",
+    "examples/vector_add/vector_add.cu",
+    "tests/cc_toolchain/kernel.cu",
+]
+
+
+def _tool(*names):
+    for name in names:
+        found = shutil.which(name)
+        if found:
+            return found
+    return None
+
+
+class CompileCommandsTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.clangd = os.environ.get("CLANGD") or _tool("clangd-19", "clangd-20", "clangd-21", "clangd")
+        cls.clang = os.environ.get("CLANG") or _tool("clang++-19", "clang++-20", "clang++-21", "clang++")
+        if not (cls.clangd and cls.clang):
+            if offline_flags():
+                raise AssertionError("tools/bazelw's root filesystem has no clangd/clang++ (its clang19 addon installs them)")
+            raise unittest.SkipTest("no clangd and clang++ on PATH (set CLANGD and CLANG)")
+        cls.tmp = os.environ["TEST_TMPDIR"]
+        cls.checkout = Checkout(cls.tmp, "editor")
+        try:
+            cls.entries = cls._generate("compile_commands.json")
+            cls.nvcc_entries = cls._generate("nvcc_commands.json", "--format=nvcc")
+        finally:
+            try:
+                cls.checkout.bazel("shutdown")
+            except AssertionError:
+                pass
+
+    @classmethod
+    def _generate(cls, output, *extra):
+        c = cls.checkout
+        tool_args = ["--bazel=" + " ".join(shlex.quote(a) for a in c.startup()), "--output=" + output]
+        tool_args += ["--bazel_arg=" + f for f in c.command_flags()]
+        c.bazel("run", "//tools:compile_commands", "--", *tool_args, *extra, *TARGETS)
+        with open(os.path.join(c.dir, output)) as f:
+            return json.load(f)
+
+    def _entry(self, entries, path):
+        found = [e for e in entries if e["file"] == path]
+        self.assertEqual(len(found), 1, (path, [e["file"] for e in entries]))
+        return found[0]
+
+    def test_an_entry_per_source(self):
+        files = [e["file"] for e in self.entries]
+        for path in CU_FILES:
+            self.assertIn(path, files)
+        self.assertIn("examples/vector_add/vector_add_demo.cc", files)
+        for e in self.entries:
+            self.assertEqual(e["directory"], self.checkout.dir)
+            self.assertNotIn("/proc/self/cwd", " ".join(e["arguments"]))
+        cu = self._entry(self.entries, "examples/cub_reduce/sum.cu")["arguments"]
+        self.assertIn("cuda", cu)
+        self.assertTrue(any(a.startswith("--cuda-path=") for a in cu))
+        self.assertTrue(any(a.endswith("include/cccl") for a in cu), cu)
+
+    def test_clangd_checks_every_file_without_errors(self):
+        for e in self.entries:
+            with self.subTest(file=e["file"]):
+                proc = subprocess.run([self.clangd, "--check=" + e["file"]], cwd=self.checkout.dir,
+                                      capture_output=True, text=True, timeout=600)
+                log = proc.stdout + proc.stderr
+                self.assertIn("All checks completed, 0 errors", log, log[-3000:])
+                self.assertEqual(proc.returncode, 0, log[-3000:])
+
+    def test_clang_parses_every_file(self):
+        for e in self.entries:
+            with self.subTest(file=e["file"]):
+                argv = [self.clang] + e["arguments"][1:] + ["-fsyntax-only"]
+                proc = subprocess.run(argv, cwd=e["directory"], capture_output=True, text=True, timeout=600)
+                self.assertEqual(proc.returncode, 0, proc.stderr[-3000:])
+                self.assertNotIn("error:", proc.stderr)
+
+    def test_nvcc_format_is_the_unstaged_nvcc_command(self):
+        e = self._entry(self.nvcc_entries, "examples/vector_add/vector_add.cu")
+        argv = list(e["arguments"])
+        self.assertTrue(argv[0].endswith("/bin/nvcc"), argv[0])
+        self.assertIn("-ccbin", argv)
+        self.assertTrue(any(a.startswith("-gencode=") for a in argv))
+        obj = os.path.join(self.tmp, "vector_add.o")
+        argv[argv.index("-o") + 1] = obj
+        proc = subprocess.run(argv, cwd=e["directory"], capture_output=True, text=True, timeout=900)
+        self.assertEqual(proc.returncode, 0, proc.stderr[-3000:])
+        self.assertTrue(os.path.getsize(obj) > 0)
+        self.assertEqual(glob.glob(os.path.join(self.checkout.dir, "*.o")), [])
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,111 @@
+"""A clang C++ toolchain for this repository's tests (a dev dependency; users bring their own).
+
+Bazel's own C++ autoconfiguration with the compiler replaced by clang,
+registered with target_settings = //tests/host_clang:clang, so a build with
+--//tests/host_clang:clang (or a target under the `with_host_clang`
+transition) compiles C++ with clang and gives nvcc clang as its host compiler
+(-ccbin): every host preprocess, device preprocess and host compile of the
+.cu stages, and the final links.
+
+The compiler: $HOST_CLANG (tools/bazelw's offline config sets its clang 19
+wrapper, docs/bazelw.md), else the first of clang-20 ... clang-16 on PATH:
+the clangs nvcc 13.0 accepts (16 to 20, crt/host_config.h). HOST_CLANG=none,
+or no such clang: no toolchain, and the tests that need it are skipped
+(incompatible); defs.bzl says which.
+"""
+
+load("@rules_cc//cc/private/toolchain:cc_configure.bzl", "cc_autoconf_impl")  # buildifier: disable=bzl-visibility
+
+# The clangs nvcc 13.0 accepts as host compiler (crt/host_config.h).
+MIN_CLANG = 16
+MAX_CLANG = 20
+_CANDIDATES = ["clang-%d" % v for v in range(MAX_CLANG, MIN_CLANG - 1, -1)]
+
+def _clang_major(rctx, path):
+    result = rctx.execute([path, "-dM", "-E", "-x", "c", "/dev/null"])
+    if result.return_code != 0:
+        return 0
+    for line in result.stdout.splitlines():
+        parts = line.split(" ")
+        if len(parts) == 3 and parts[1] == "__clang_major__" and parts[2].isdigit():
+            return int(parts[2])
+    return 0
+
+def _host_clang_impl(rctx):
+    found = None
+    major = 0
+    explicit = rctx.os.environ.get("HOST_CLANG", "")
+    for candidate in ([explicit] if explicit else []) + ([] if explicit == "none" else _CANDIDATES):
+        if candidate == "none":
+            continue
+        path = rctx.path(candidate) if candidate.startswith("/") else rctx.which(candidate)
+        if path and path.exists:
+            major = _clang_major(rctx, path)
+            if major in range(MIN_CLANG, MAX_CLANG + 1):
+                found = path
+                break
+    if found == None:
+        rctx.file("BUILD.bazel", "# No clang {}..{} on this machine (tests/host_clang/host_clang.bzl).\n".format(MIN_CLANG, MAX_CLANG))
+        rctx.file("defs.bzl", "HOST_CLANG = None\nHOST_CLANG_MAJOR = 0\n")
+        return
+    cc_autoconf_impl(rctx, overriden_tools = {"gcc": str(found)})
+    build = rctx.read("BUILD")
+    rctx.file("BUILD", build + """
+# rules_cuda_stages (tests/host_clang/host_clang.bzl): this toolchain for builds with --//tests/host_clang:clang.
+toolchain(
+    name = "host_clang_toolchain",
+    exec_compatible_with = ["@platforms//os:linux", "@platforms//cpu:x86_64"],
+    target_compatible_with = ["@platforms//os:linux", "@platforms//cpu:x86_64"],
+    target_settings = ["@rules_cuda_stages//tests/host_clang:is_clang"],
+    toolchain = ":cc-compiler-k8",
+    toolchain_type = "@bazel_tools//tools/cpp:toolchain_type",
+)
+""")
+    rctx.file("defs.bzl", "HOST_CLANG = {}\nHOST_CLANG_MAJOR = {}\n".format(repr(str(found)), major))
+
+_host_clang_repository = repository_rule(
+    implementation = _host_clang_impl,
+    doc = "Bazel's C++ autoconfiguration with a clang that nvcc 13.0 accepts, as a toolchain for --//tests/host_clang:clang.",
+    environ = [
+        "HOST_CLANG",
+        "BAZEL_LINKLIBS",
+        "BAZEL_LINKOPTS",
+        "BAZEL_CXXOPTS",
+        "BAZEL_CONLYOPTS",
+        "BAZEL_COMPILER",
+        "CC",
+        "PATH",
+    ],
+    configure = True,
+)
+
+def _host_clang_extension_impl(_module_ctx):
+    _host_clang_repository(name = "host_clang")
+
+host_clang = module_extension(
+    implementation = _host_clang_extension_impl,
+    doc = "@host_clang: the clang C++ toolchain of this repository's host-compiler tests (tests/host_clang/host_clang.bzl).",
+)
+
+def _clang_transition_impl(_settings, _attr):
+    return {"//tests/host_clang:clang": True}
+
+_clang_transition = transition(
+    implementation = _clang_transition_impl,
+    inputs = [],
+    outputs = ["//tests/host_clang:clang"],
+)
+
+def _with_host_clang_impl(ctx):
+    files = depset(transitive = [s[DefaultInfo].files for s in ctx.attr.srcs])
+    runfiles = ctx.runfiles(transitive_files = files).merge_all([s[DefaultInfo].default_runfiles for s in ctx.attr.srcs])
+    return [DefaultInfo(files = files, runfiles = runfiles)]
+
+with_host_clang = rule(
+    implementation = _with_host_clang_impl,
+    doc = "`srcs` (and their runfiles), built with --//tests/host_clang:clang: clang as the C++ toolchain and nvcc's host compiler.",
+    attrs = {
+        "srcs": attr.label_list(cfg = _clang_transition, doc = "The targets to build with clang."),
+        "_allowlist_function_transition": attr.label(default = "@bazel_tools//tools/allowlists/function_transition_allowlist"),
+    },
+)
