@@ -188,6 +188,10 @@ cuda_toolkit_files = rule(
 )
 
 def _cuda_toolchain_runtime_impl(ctx):
+    if ctx.toolchains[CUDA_TOOLCHAIN_TYPE] == None:
+        # Every rule that links it resolves the toolchain too, and fails
+        # naming itself and the platform: the error belongs to that target.
+        return [CcInfo()]
     return [find_cuda_toolchain(ctx).runtime]
 
 cuda_toolchain_runtime = rule(
