@@ -271,12 +271,23 @@ def classify(index, argv):
     return stage
 
 
+def is_ptx_check(stage):
+    """A ptxas run that writes nothing: nvcc's check of PTX it embeds for a virtual arch
+    with no real arch of its own (`ptxas -arch=compute_90 x.ptx`, for code=compute_90
+    alone). It produces no file any later step reads."""
+    return stage.kind == "ptxas" and not stage.outputs and stage.arch.startswith("compute_")
+
+
 def link_stages(plan):
     """Fills in arch information that only the dataflow tells.
 
     Device preprocesses take the arch of the cicc that reads their output;
-    ptxas stages record the virtual arch of the PTX they assemble.
+    ptxas stages record the virtual arch of the PTX they assemble. nvcc's
+    PTX checks (is_ptx_check) are dropped: the stages are the steps whose
+    outputs make the object, and a check has none (the PTX it reads is
+    cicc's, embedded as is).
     """
+    plan.stages = [s for s in plan.stages if not is_ptx_check(s)]
     for stage in plan.stages:
         if stage.kind == "device_preprocess":
             readers = [s for s in plan.stages if s.kind == "cicc" and stage.outputs and stage.outputs[0] in s.inputs]

@@ -49,6 +49,19 @@ class PlanTest(unittest.TestCase):
         self.assertTrue(cicc.argv[0].endswith("/nvvm/bin/cicc"), cicc.argv[0])  # $CICC_PATH expanded
         self.assertIn("--generate-line-info", plan.by_kind("ptxas")[0].argv)  # nvcc -lineinfo
 
+    def test_ptx_only_virtual_arch_has_no_ptxas_stage(self):
+        # code=compute_90 alone: nvcc checks the PTX it embeds with a ptxas
+        # that writes nothing; that check is no stage (it makes nothing).
+        text = _read("cuda13.0_sm80_ptx90.txt")
+        self.assertIn("ptxas -arch=compute_90", text)
+        plan = lib.plan_from_text(text)
+        self.assertEqual(
+            [k for k in _kinds(plan) if k[0] in ("cicc", "ptxas")],
+            [("cicc", "compute_80", ""), ("ptxas", "sm_80", "compute_80"), ("cicc", "compute_90", "")],
+        )
+        fatbinary = plan.by_kind("fatbinary")[0]
+        self.assertIn(plan.by_kind("cicc")[1].outputs[0], fatbinary.inputs)  # the PTX, embedded as is
+
     def test_cuda_13_5_plans_the_same_stages(self):
         # 13.5 adds --simt-only to cudafe++ and cicc and a CUDA_ROOT variable;
         # the stages and their dataflow are those of 13.0.
