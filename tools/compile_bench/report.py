@@ -96,7 +96,7 @@ def targets_table(groups, archs, dev_archs):
     for group, label in (("all", "all code (CCCL included)"), ("plain", "plain kernels"), ("cccl", "CCCL code")):
         frac = _reuse(dev, group)
         rows.append(["CI → developer: ≥ 95 % of device-stage time from cache", "%s, default configuration" % label,
-                     lib.fmt_pct(frac), _verdict(frac is not None and frac >= 0.95)])
+                     lib.fmt_pct(frac), _verdict(None if frac is None else frac >= 0.95)])
     cold1 = _cold(groups, "bazel_staged", dev_archs)
     speed = lib.ratio_summary(cold1, dev, "wall_s")
     rows.append(["CI → developer: ≥ 2.5x faster than a cold build", "cold %s ÷ %s after CI's build, wall" % (dev_archs, dev_archs),
@@ -123,6 +123,9 @@ def _n_archs(archs):
 
 
 def _verdict(ok):
+    """met / not met; None (a measurement the run did not make, e.g. --blocks left it out): not measured."""
+    if ok is None:
+        return "not measured"
     return "met" if ok else "**not met**"
 
 
