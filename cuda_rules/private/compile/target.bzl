@@ -1,6 +1,7 @@
 """What cuda_library and cuda_objects share: attributes, archs, options, the compilation context, and compiling the .cu files."""
 
 load("@bazel_skylib//rules:common_settings.bzl", "BuildSettingInfo")
+load("@rules_cc//cc:find_cc_toolchain.bzl", "find_cc_toolchain")
 load("@rules_cc//cc/common:cc_common.bzl", "cc_common")
 load("@rules_cc//cc/common:cc_info.bzl", "CcInfo")
 load("//cuda_rules/private:actions/plan.bzl", "in_params_file")
@@ -13,6 +14,7 @@ load("//cuda_rules/private:device_debug.bzl", "device_debug_requested")
 load("//cuda_rules/private:labels.bzl", "display_label")
 load("//cuda_rules/private:nvcc_options.bzl", "check_nvcc_options")
 load("//cuda_rules/private:providers.bzl", "CudaArchConfigInfo", "CudaObjectsInfo")
+load("//cuda_rules/private:toolchain.bzl", "find_cuda_toolchain")
 
 visibility(["//cuda_rules/..."])
 
@@ -212,6 +214,43 @@ def compilation(ctx, cuda, srcs):
         implementation = [i.compilation_context for i in implementation],
         deps_cc = deps + [CcInfo(linking_context = i.linking_context) for i in implementation] + [runtime],
         headers = depset(srcs.hdrs, transitive = [cctx.headers, toolkit_headers]),
+    )
+
+def target_context(ctx):
+    """What every compiling rule starts from, after checking the compiler flag.
+
+    Args:
+      ctx: the rule context of a rule with compile_attrs(), the CUDA and C++ toolchains.
+
+    Returns:
+      struct(cuda, cc_toolchain, feature_configuration, archs, pinned_list,
+      staged, options, srcs, comp): the CUDA toolchain, the C++ toolchain and
+      its feature configuration, the parsed archs and the pinned
+      __CUDA_ARCH_LIST__, whether the target is staged, target_options(),
+      split_srcs() and compilation().
+    """
+    check_compiler(ctx)
+    cuda = find_cuda_toolchain(ctx)
+    cc_toolchain = find_cc_toolchain(ctx)
+    feature_configuration = cc_common.configure_features(
+        ctx = ctx,
+        cc_toolchain = cc_toolchain,
+        requested_features = ctx.features,
+        unsupported_features = ctx.disabled_features,
+    )
+    archs, pinned_list = resolve_archs(ctx)
+    staged = is_staged(ctx)
+    srcs = split_srcs(ctx)
+    return struct(
+        cuda = cuda,
+        cc_toolchain = cc_toolchain,
+        feature_configuration = feature_configuration,
+        archs = archs,
+        pinned_list = pinned_list,
+        staged = staged,
+        options = target_options(ctx, staged, cc_toolchain, feature_configuration),
+        srcs = srcs,
+        comp = compilation(ctx, cuda, srcs),
     )
 
 def compile_cu(ctx, *, cuda, cc_toolchain, archs, pinned_list, staged, rdc, variant, comp, options, cu_srcs):

@@ -1,6 +1,6 @@
 """cuda_library: CUDA and C++ sources compiled into a library, one action per nvcc stage."""
 
-load("@rules_cc//cc:find_cc_toolchain.bzl", "find_cc_toolchain", "use_cc_toolchain")
+load("@rules_cc//cc:find_cc_toolchain.bzl", "use_cc_toolchain")
 load("@rules_cc//cc/common:cc_common.bzl", "cc_common")
 load("@rules_cc//cc/common:cc_info.bzl", "CcInfo")
 load(
@@ -12,57 +12,39 @@ load(
 )
 load(
     "//cuda_rules/private:compile/target.bzl",
-    "check_compiler",
     "check_lto",
-    "compilation",
     "compile_attrs",
     "compile_cc",
     "compile_cu",
     "cuda_objects_of",
-    "is_staged",
-    "resolve_archs",
-    "split_srcs",
-    "target_options",
+    "target_context",
 )
 load("//cuda_rules/private:nvcc_options.bzl", "check_link_options")
 load("//cuda_rules/private:providers.bzl", "CudaInfo")
 load("//cuda_rules/private:requires_cuda.bzl", "staged_value", "with_requires_cuda")
-load("//cuda_rules/private:toolchain.bzl", "CUDA_TOOLCHAINS", "find_cuda_toolchain")
+load("//cuda_rules/private:toolchain.bzl", "CUDA_TOOLCHAINS")
 
 visibility(["//cuda_rules/...", "//tests/..."])
 
 def _cuda_library_impl(ctx):
-    check_compiler(ctx)
-    cuda = find_cuda_toolchain(ctx)
-    cc_toolchain = find_cc_toolchain(ctx)
-    feature_configuration = cc_common.configure_features(
-        ctx = ctx,
-        cc_toolchain = cc_toolchain,
-        requested_features = ctx.features,
-        unsupported_features = ctx.disabled_features,
-    )
-    archs, pinned_list = resolve_archs(ctx)
-    staged = is_staged(ctx)
-    options = target_options(ctx, staged, cc_toolchain, feature_configuration)
+    t = target_context(ctx)
     linkopts = ctx.attr.linkopts + ctx.attr.host_linkopts
     check_link_options(ctx.label, linkopts)
     rdc = ctx.attr.rdc
-    check_lto(ctx, archs, rdc)
-    srcs = split_srcs(ctx)
-    comp = compilation(ctx, cuda, srcs)
+    check_lto(ctx, t.archs, rdc)
 
     own = compile_cu(
         ctx,
-        cuda = cuda,
-        cc_toolchain = cc_toolchain,
-        archs = archs,
-        pinned_list = pinned_list if staged else "",
-        staged = staged,
+        cuda = t.cuda,
+        cc_toolchain = t.cc_toolchain,
+        archs = t.archs,
+        pinned_list = t.pinned_list if t.staged else "",
+        staged = t.staged,
         rdc = rdc,
         variant = "_cuda",
-        comp = comp,
-        options = options,
-        cu_srcs = srcs.cu,
+        comp = t.comp,
+        options = t.options,
+        cu_srcs = t.srcs.cu,
     )
 
     # cuda_objects below: their objects go into this library (their
@@ -70,17 +52,17 @@ def _cuda_library_impl(ctx):
     objects_below = cuda_objects_of(ctx, ctx.attr.deps + ctx.attr.implementation_deps, rdc)
     cc_compilation_context, cc_outputs = compile_cc(
         ctx,
-        cc_toolchain = cc_toolchain,
-        feature_configuration = feature_configuration,
-        comp = comp,
-        srcs = srcs,
+        cc_toolchain = t.cc_toolchain,
+        feature_configuration = t.feature_configuration,
+        comp = t.comp,
+        srcs = t.srcs,
     )
     archived = depset(own.objects, transitive = [objects_below.objects])
     linking_context, linking_outputs = cc_common.create_linking_context_from_compilation_outputs(
         actions = ctx.actions,
         name = ctx.label.name,
-        feature_configuration = feature_configuration,
-        cc_toolchain = cc_toolchain,
+        feature_configuration = t.feature_configuration,
+        cc_toolchain = t.cc_toolchain,
         compilation_outputs = cc_common.merge_compilation_outputs(compilation_outputs = [
             cc_outputs,
             cc_common.create_compilation_outputs(objects = archived, pic_objects = archived),
@@ -106,34 +88,34 @@ def _cuda_library_impl(ctx):
         if closure:
             dlink = device_link(
                 ctx,
-                cuda = cuda,
-                cc_toolchain = cc_toolchain,
+                cuda = t.cuda,
+                cc_toolchain = t.cc_toolchain,
                 inputs = closure,
                 non_rdc = below.non_rdc.to_list(),
                 planner = ctx.attr._planner[DefaultInfo].files_to_run,
                 dlinkopts = ctx.attr.dlinkopts,
-                host_flags = options.toolchain_flags.host,
+                host_flags = t.options.toolchain_flags.host,
             )
     if dlink:
-        runtime = [cuda.cudadevrt] if cuda.cudadevrt else []
+        runtime = [t.cuda.cudadevrt] if t.cuda.cudadevrt else []
         cc_info = CcInfo(
             compilation_context = cc_common.merge_cc_infos(
                 direct_cc_infos = [CcInfo(compilation_context = cc_compilation_context)],
-                cc_infos = comp.deps_cc,
+                cc_infos = t.comp.deps_cc,
             ).compilation_context,
             linking_context = linking_context_with_device_link(
                 ctx,
-                cc_toolchain = cc_toolchain,
-                feature_configuration = feature_configuration,
+                cc_toolchain = t.cc_toolchain,
+                feature_configuration = t.feature_configuration,
                 own = linking_context,
                 dlink_obj = dlink.obj,
-                deps = comp.deps_cc + runtime,
+                deps = t.comp.deps_cc + runtime,
             ),
         )
     else:
         cc_info = cc_common.merge_cc_infos(
             direct_cc_infos = [CcInfo(compilation_context = cc_compilation_context, linking_context = linking_context)],
-            cc_infos = comp.deps_cc,
+            cc_infos = t.comp.deps_cc,
         )
     library = linking_outputs.library_to_link
     default_files = []
@@ -154,8 +136,8 @@ def _cuda_library_impl(ctx):
             ptx = depset(own.ptx),
             cubins = depset(own.cubins),
             fatbins = depset(own.fatbins),
-            archs = archs,
-            pinned_arch_list = pinned_list if staged else "",
+            archs = t.archs,
+            pinned_arch_list = t.pinned_list if t.staged else "",
             rdc = rdc,
             device_link_inputs = device_link_inputs,
         ),

@@ -1,71 +1,53 @@
 """cuda_objects: CUDA sources compiled to objects that a cuda_library archives (rules_cuda's rule)."""
 
-load("@rules_cc//cc:find_cc_toolchain.bzl", "find_cc_toolchain", "use_cc_toolchain")
+load("@rules_cc//cc:find_cc_toolchain.bzl", "use_cc_toolchain")
 load("@rules_cc//cc/common:cc_common.bzl", "cc_common")
 load("@rules_cc//cc/common:cc_info.bzl", "CcInfo")
 load(
     "//cuda_rules/private:compile/target.bzl",
-    "check_compiler",
-    "compilation",
     "compile_attrs",
     "compile_cc",
     "compile_cu",
     "cuda_objects_of",
-    "is_staged",
-    "resolve_archs",
-    "split_srcs",
-    "target_options",
+    "target_context",
 )
 load("//cuda_rules/private:providers.bzl", "CudaInfo", "CudaObjectsInfo")
 load("//cuda_rules/private:requires_cuda.bzl", "staged_value", "with_requires_cuda")
-load("//cuda_rules/private:toolchain.bzl", "CUDA_TOOLCHAINS", "find_cuda_toolchain")
+load("//cuda_rules/private:toolchain.bzl", "CUDA_TOOLCHAINS")
 
 visibility(["//cuda_rules/...", "//tests/..."])
 
 def _cuda_objects_impl(ctx):
-    check_compiler(ctx)
-    cuda = find_cuda_toolchain(ctx)
-    cc_toolchain = find_cc_toolchain(ctx)
-    feature_configuration = cc_common.configure_features(
-        ctx = ctx,
-        cc_toolchain = cc_toolchain,
-        requested_features = ctx.features,
-        unsupported_features = ctx.disabled_features,
-    )
-    archs, pinned_list = resolve_archs(ctx)
-    staged = is_staged(ctx)
-    options = target_options(ctx, staged, cc_toolchain, feature_configuration)
-    srcs = split_srcs(ctx)
-    comp = compilation(ctx, cuda, srcs)
+    t = target_context(ctx)
 
     # Both kinds of device code, declared: a cuda_library(rdc = True) over this
     # target links the relocatable objects, one without rdc the others. Bazel
     # runs only the compiles whose objects something uses.
     # LTO archs need relocatable device code: no whole-program variant then.
-    lto = [v for v in archs.virtuals if v.lto]
+    lto = [v for v in t.archs.virtuals if v.lto]
     variants = {}
     for rdc, variant in ((False, "_cuda"), (True, "_cuda_rdc")):
         if lto and not rdc:
             continue
         variants[rdc] = compile_cu(
             ctx,
-            cuda = cuda,
-            cc_toolchain = cc_toolchain,
-            archs = archs,
-            pinned_list = pinned_list,
-            staged = staged,
+            cuda = t.cuda,
+            cc_toolchain = t.cc_toolchain,
+            archs = t.archs,
+            pinned_list = t.pinned_list,
+            staged = t.staged,
             rdc = rdc,
             variant = variant,
-            comp = comp,
-            options = options,
-            cu_srcs = srcs.cu,
+            comp = t.comp,
+            options = t.options,
+            cu_srcs = t.srcs.cu,
         )
     cc_compilation_context, cc_outputs = compile_cc(
         ctx,
-        cc_toolchain = cc_toolchain,
-        feature_configuration = feature_configuration,
-        comp = comp,
-        srcs = srcs,
+        cc_toolchain = t.cc_toolchain,
+        feature_configuration = t.feature_configuration,
+        comp = t.comp,
+        srcs = t.srcs,
     )
     cc_objects = cc_outputs.pic_objects or cc_outputs.objects
     relocatable = variants[True]
@@ -82,7 +64,7 @@ def _cuda_objects_impl(ctx):
         # by the cuda_library that archives them, so no linking of its own.
         cc_common.merge_cc_infos(
             direct_cc_infos = [CcInfo(compilation_context = cc_compilation_context)],
-            cc_infos = comp.deps_cc,
+            cc_infos = t.comp.deps_cc,
         ),
         CudaObjectsInfo(
             whole = whole_objects,
@@ -96,8 +78,8 @@ def _cuda_objects_impl(ctx):
             ptx = depset(relocatable.ptx),
             cubins = depset(relocatable.cubins),
             fatbins = depset(relocatable.fatbins),
-            archs = archs,
-            pinned_arch_list = pinned_list if staged else "",
+            archs = t.archs,
+            pinned_arch_list = t.pinned_list if t.staged else "",
             rdc = True,
             device_link_inputs = [],
         ),
