@@ -58,17 +58,20 @@ def _stage_rows(table):
     return "\n" + "\n".join(rows) + "\n"
 
 
+def _table_versions(root, path):
+    """The CUDA versions (MAJOR.MINOR keys) of a versions table, in its order, as "13.0, 13.5"."""
+    return ", ".join(re.findall(r'^    "([0-9]+\.[0-9]+)": \{$', _read(root, path), re.M))
+
+
 def regions(root):
     """{region name: text} computed from the code."""
-    versions = re.findall(r'^    "([0-9]+\.[0-9]+)": \{$', _read(root, "cuda_rules/private/repo/cuda_versions.bzl"), re.M)
-    debian = re.findall(r'^    "([0-9]+\.[0-9]+)": \{$', _read(root, "cuda_rules/private/repo/cuda_debs.bzl"), re.M)
     return {
         "stage_table": _stage_rows(stages.COMPILE_STAGES),
         "link_stage_table": _stage_rows(stages.LINK_STAGES),
         "default_toolkit": _starlark_string(root, "cuda_rules/private/extension.bzl", "DEFAULT_TOOLKIT"),
         "default_shipped_archs": _starlark_string(root, "cuda_rules/private/extension.bzl", "DEFAULT_SHIPPED_ARCHS"),
-        "hermetic_versions": ", ".join(versions),
-        "debian_versions": ", ".join(debian),
+        "hermetic_versions": _table_versions(root, "cuda_rules/private/repo/cuda_versions.bzl"),
+        "debian_versions": _table_versions(root, "cuda_rules/private/repo/cuda_debs.bzl"),
         "mnemonics": ", ".join("`%s`" % m for m in stages.pipeline_mnemonics()),
     }
 

@@ -22,6 +22,7 @@ else
   dir="$src"
 fi
 dir="$(cd "$dir" && pwd)"
+cuda_home="${CUDA_HOME:-/usr/local/cuda}"
 site="${NVIDIA_SITE:-$(python3 -c 'import site; print(" ".join(site.getsitepackages()))' 2>/dev/null)}"
 status=0 passed=0 failed=0
 echo "== $(nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv,noheader 2>/dev/null | head -n1); $(ldd --version | head -n1)"
@@ -40,11 +41,11 @@ for t in "$dir"/*/; do
     for s in $site; do
       found="$(ls "$s"/nvidia/*/lib/"$soname" 2>/dev/null | head -n1)" && [[ -n "$found" ]] && break
     done
-    if [[ -z "$found" && -e "${CUDA_HOME:-/usr/local/cuda}/lib64/$soname" ]]; then
-      found="$(readlink -f "${CUDA_HOME:-/usr/local/cuda}/lib64/$soname")"
+    if [[ -z "$found" && -e "$cuda_home/lib64/$soname" ]]; then
+      found="$(readlink -f "$cuda_home/lib64/$soname")"
     fi
     if [[ -z "$found" ]]; then
-      echo "   $soname: not on this machine (no site-packages/nvidia/*/lib/$soname, no ${CUDA_HOME:-/usr/local/cuda}/lib64/$soname)"
+      echo "   $soname: not on this machine (no site-packages/nvidia/*/lib/$soname, no $cuda_home/lib64/$soname)"
       continue
     fi
     ln -sfn "$found" "$dest"
