@@ -17,8 +17,9 @@ line), so Bazel can run CudaPlan as a persistent worker (JSON protocol):
 
 reads one WorkRequest per line on stdin and answers each with a WorkResponse
 on stdout, so Python starts once per worker instead of once per source
-(docs/cuda_library.md, "CudaPlan as a persistent worker"). A request runs the
-same code as a one-shot call and writes the same files.
+(docs/cuda_library.md, "CudaPlan as a persistent worker"), and nvcc is asked
+once per set of flags instead of once per source (plan_cache.py). A request
+runs the same code as a one-shot call and writes the same files.
 """
 
 import contextlib
@@ -35,6 +36,7 @@ from tools.nvcc_plan import compile_scripts
 from tools.nvcc_plan import layout as layout_lib
 from tools.nvcc_plan import link_scripts
 from tools.nvcc_plan import nvcc_plan_lib
+from tools.nvcc_plan import plan_cache
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("layout", None, "the layout the rules wrote (plan/layout.json)")
@@ -42,6 +44,9 @@ flags.DEFINE_string("nvcc", None, "execroot-relative path of nvcc")
 flags.DEFINE_bool("persistent_worker", False, "serve Bazel's WorkRequests (JSON, one per line) on stdin")
 
 _COMMANDS = ("compile", "device_link")
+
+# A worker's plans, one `nvcc --dryrun` per set of flags (plan_cache.py).
+_PLANS = plan_cache.PlanCache()
 
 
 def _write(path, content):
@@ -61,11 +66,10 @@ def plan(command, layout_path, nvcc, nvcc_args):
         # Run through the canonical execroot spelling, so nvcc's own paths
         # (_HERE_, TOP, its include directories) are spelled that way too.
         nvcc = nvcc if os.path.isabs(nvcc) else os.path.join("/proc/self/cwd", nvcc)
-        text = nvcc_plan_lib.run_dryrun(nvcc, nvcc_args)
-        the_plan = nvcc_plan_lib.plan_from_text(text)
         if command == "compile":
-            scripts = compile_scripts.build(the_plan, layout)
+            scripts = compile_scripts.build(_PLANS.plan(nvcc, nvcc_args), layout)
         else:
+            the_plan = nvcc_plan_lib.plan_from_text(nvcc_plan_lib.run_dryrun(nvcc, nvcc_args))
             scripts = link_scripts.build(the_plan, layout)
     except (compile_scripts.PlanMismatch, link_scripts.PlanMismatch, nvcc_plan_lib.PlanError) as e:
         msg = str(e)

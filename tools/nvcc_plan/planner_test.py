@@ -7,11 +7,16 @@ directory laid out like the execroot and with the hermetic toolkit's nvcc:
   - a persistent worker fed JSON WorkRequests, one per line, writes the same
     files, answers each request with its id, reports a failed request's
     message in that response (not on stdout) and keeps serving;
-  - stdout carries nothing but WorkResponses.
+  - stdout carries nothing but WorkResponses;
+  - a worker asks nvcc once per set of flags (plan_cache.py): a second source
+    with the same flags, in another directory, gets exactly the files a
+    one-shot run (its own `nvcc --dryrun`) writes for it, and nvcc's plan
+    copied for a source equals the plan nvcc prints for it.
 """
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -20,8 +25,13 @@ import unittest
 from runfiles import runfiles
 
 from tools.nvcc_plan import layout as layout_lib
+from tools.nvcc_plan import nvcc_plan_lib
+from tools.nvcc_plan import plan_cache
 
 _FIXTURE = "tools/nvcc_plan/_cuda/runner_fixture/testdata/run/axpy-kernel"
+_SOURCE = "tools/nvcc_plan/testdata/run/axpy-kernel.cu"
+# A second source with the fixture's flags: another directory, another stem.
+_SECOND = "tools/nvcc_plan/other/dir/second.kernel.cu"
 
 
 def _read(path):
@@ -54,7 +64,35 @@ class PlannerTest(unittest.TestCase):
         shutil.copyfile(os.path.join(self.fixture, "plan", "layout.json"), os.path.join(d, layout_path))
         for path in self._outputs():
             os.makedirs(os.path.join(d, os.path.dirname(path)), exist_ok=True)
+        # The sources, as the execroot has them: symlinks (nvcc resolves them).
+        for src in (_SOURCE, _SECOND):
+            os.makedirs(os.path.join(d, os.path.dirname(src)), exist_ok=True)
+            os.symlink(os.path.join(self.root, "_main", _SOURCE), os.path.join(d, src))
         return d, layout_path
+
+    def _second(self, execroot):
+        """The layout and nvcc arguments of _SECOND, as the rules would write them; returns the layout's path."""
+        with open(os.path.join(self.fixture, "plan", "layout.json")) as f:
+            text = f.read()
+        old_dir, new_dir = "testdata/run/axpy-kernel", "other/dir/second.kernel"
+        rename = lambda v: v.replace(old_dir, new_dir).replace("axpy-kernel", "second.kernel")  # noqa: E731
+        text = rename(text)
+        layout = json.loads(text)
+        self.assertTrue(layout["src"].endswith(_SECOND), layout["src"])
+        path = os.path.join(layout["directory"], "plan", "layout.json")
+        for p in [path] + list(layout["files"].values()) + list(layout["scripts"].values()):
+            os.makedirs(os.path.join(execroot, os.path.dirname(p)), exist_ok=True)
+        with open(os.path.join(execroot, path), "w") as f:
+            f.write(text)
+        args = list(self.nvcc_args)
+        for flag in ("-c", "-o"):
+            args[args.index(flag) + 1] = rename(args[args.index(flag) + 1])
+        self.assertTrue(args[args.index("-c") + 1].endswith(_SECOND))
+        return path, args, layout_lib.load(os.path.join(execroot, path))
+
+    def _files_of(self, execroot, layout):
+        paths = [layout.module_id_file, layout.nvcc_args_file, layout.files["fatbin_decl"]] + sorted(layout.scripts.values())
+        return {p: _read(os.path.join(execroot, p)) for p in paths}
 
     def _outputs(self):
         return [self.layout.module_id_file, self.layout.nvcc_args_file, self.layout.files["fatbin_decl"]] + sorted(self.layout.scripts.values())
@@ -113,6 +151,57 @@ class PlannerTest(unittest.TestCase):
         # The worker went on to plan the next request exactly as the action did.
         self.assertEqual(responses[2], {"exitCode": 0, "output": "", "requestId": 0})
         self._assert_outputs_are_the_actions(execroot)
+
+    def test_worker_plans_each_set_of_flags_once(self):
+        # One worker plans the fixture, then a second source with the same flags.
+        execroot, layout_path = self._execroot()
+        second_layout_path, second_args, second = self._second(execroot)
+        nvcc = "--nvcc=external/%s/bin/nvcc" % self.toolkit_repo
+        requests = [
+            {"arguments": self._arguments(layout_path), "requestId": 1},
+            {"arguments": ["compile", "--layout=" + second_layout_path, nvcc, "--"] + second_args, "requestId": 2},
+        ]
+        proc = subprocess.run([self.planner, "--persistent_worker"], cwd=execroot, capture_output=True, text=True,
+                              input="".join(json.dumps(r) + "\n" for r in requests), timeout=300)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        responses = [json.loads(line) for line in proc.stdout.splitlines()]
+        self.assertEqual(responses, [{"exitCode": 0, "output": "", "requestId": i} for i in (1, 2)], proc.stdout)
+        self._assert_outputs_are_the_actions(execroot)
+        from_worker = self._files_of(execroot, second)
+        # A one-shot run of the second source alone: its own nvcc --dryrun.
+        fresh, _ = self._execroot()
+        self._second(fresh)
+        one_shot = subprocess.run([self.planner, "compile", "--layout=" + second_layout_path, nvcc, "--"] + second_args,
+                                  cwd=fresh, capture_output=True, text=True)
+        self.assertEqual(one_shot.returncode, 0, one_shot.stderr)
+        self.assertEqual(from_worker, self._files_of(fresh, second))
+        self.assertIn(b"second.kernel.cu", from_worker[second.scripts["cicc/compute_90"]])
+        self.assertNotIn(b"axpy-kernel", b"".join(from_worker.values()))
+
+    def test_plan_cache_asks_nvcc_once_per_set_of_flags(self):
+        execroot, _ = self._execroot()
+        _, second_args, _ = self._second(execroot)
+        nvcc = os.path.join(execroot, "external", self.toolkit_repo, "bin", "nvcc")
+        cache = plan_cache.PlanCache()
+        first = cache.plan(nvcc, self.nvcc_args, cwd=execroot)
+        copied = cache.plan(nvcc, second_args, cwd=execroot)
+        self.assertEqual(cache.dryruns, 1)
+        fresh = nvcc_plan_lib.plan_from_text(nvcc_plan_lib.run_dryrun(nvcc, second_args, cwd=execroot))
+
+        def normalized(plan):
+            # nvcc's temporary names hold its process id: the only part that differs between runs.
+            tmp = lambda v: re.sub(r"tmpxft_[0-9a-f]+_[0-9a-f]+-", "tmpxft_-", v)  # noqa: E731
+            return [(s.kind, s.arch, s.virtual_arch, [tmp(a) for a in s.argv], [tmp(a) for a in s.inputs],
+                     [tmp(a) for a in s.outputs]) for s in plan.stages]
+
+        self.assertEqual(normalized(copied), normalized(fresh))
+        self.assertNotEqual(normalized(copied), normalized(first))
+        # The cached plan was not changed by the copy made from it.
+        self.assertEqual(normalized(cache.plan(nvcc, self.nvcc_args, cwd=execroot)), normalized(first))
+        self.assertEqual(cache.dryruns, 1)
+        # Another flag is another plan.
+        cache.plan(nvcc, ["-DPLAN_CACHE_TEST=1"] + list(self.nvcc_args), cwd=execroot)
+        self.assertEqual(cache.dryruns, 2)
 
 
 if __name__ == "__main__":
