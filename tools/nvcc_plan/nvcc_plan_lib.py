@@ -151,6 +151,12 @@ def parse_dryrun(text):
     return Plan(env=env, stages=stages)
 
 
+def source_stem(path):
+    """The stem nvcc names a source's temporary files after: its file name without the last extension."""
+    base = os.path.basename(path)
+    return base.rpartition(".")[0] or base
+
+
 def value_after(argv, flag):
     for i, arg in enumerate(argv):
         if arg == flag and i + 1 < len(argv):

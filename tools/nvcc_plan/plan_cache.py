@@ -34,11 +34,6 @@ MAX_PLANS = 256
 _TEMP_PREFIX = r"(tmpxft_[0-9a-f]+_[0-9a-f]+-[0-9]+_)"
 
 
-def _stem(path):
-    base = os.path.basename(path)
-    return base.rpartition(".")[0] or base
-
-
 def _ext(path):
     base = os.path.basename(path)
     return base.rpartition(".")[2] if "." in base else ""
@@ -76,11 +71,10 @@ class _Names:
     def __init__(self, src, obj, cwd):
         self.src = src
         self.obj = obj
-        cwd = cwd or os.getcwd()
         if src.startswith("/proc/self/cwd/"):  # nvcc's own working directory: cwd
             src = os.path.join(cwd, src[len("/proc/self/cwd/") :])
         self.real = os.path.realpath(os.path.join(cwd, src))
-        self.stem = _stem(src)
+        self.stem = nvcc_plan_lib.source_stem(src)
 
     def temp_pattern(self):
         return re.compile(_TEMP_PREFIX + re.escape(self.stem) + r"(?=\.)")
@@ -101,22 +95,23 @@ class PlanCache:
         args = list(nvcc_args)
         args[src_at] = "<source>." + _ext(args[src_at])
         args[obj_at] = "<object>." + _ext(args[obj_at])
-        nvcc_real = nvcc if os.path.isabs(nvcc) else os.path.join(cwd or os.getcwd(), nvcc)
+        nvcc_real = os.path.join(cwd, nvcc)  # nvcc itself when absolute
         identities = tuple(
             _identity(p) for p in (nvcc_real, os.path.join(os.path.dirname(nvcc_real), "nvcc.profile"), _host_compiler(args))
         )
         if None in identities:
             return None
-        return (nvcc, os.path.realpath(cwd or os.getcwd()), tuple(args), os.environ.get("PATH", ""), identities)
+        return (nvcc, os.path.realpath(cwd), tuple(args), os.environ.get("PATH", ""), identities)
 
     def plan(self, nvcc, nvcc_args, cwd=None):
         """nvcc's plan (nvcc_plan_lib.Plan) for a compile: from the cache when its flags were planned before."""
         src = _only_value(nvcc_args, "-c")
         obj = _only_value(nvcc_args, "-o")
-        key = self._key(nvcc, nvcc_args, cwd, src[0], obj[0]) if src and obj else None
+        here = cwd or os.getcwd()
+        key = self._key(nvcc, nvcc_args, here, src[0], obj[0]) if src and obj else None
         if key is None:
             return self._fresh(nvcc, nvcc_args, cwd)
-        names = _Names(src[1], obj[1], cwd)
+        names = _Names(src[1], obj[1], here)
         cached = self._plans.get(key)
         if cached is not None:
             self._plans.move_to_end(key)

@@ -91,11 +91,12 @@ class PlannerTest(unittest.TestCase):
         return path, args, layout_lib.load(os.path.join(execroot, path))
 
     def _files_of(self, execroot, layout):
-        paths = [layout.module_id_file, layout.nvcc_args_file, layout.files["fatbin_decl"]] + sorted(layout.scripts.values())
-        return {p: _read(os.path.join(execroot, p)) for p in paths}
+        return {p: _read(os.path.join(execroot, p)) for p in self._outputs(layout)}
 
-    def _outputs(self):
-        return [self.layout.module_id_file, self.layout.nvcc_args_file, self.layout.files["fatbin_decl"]] + sorted(self.layout.scripts.values())
+    def _outputs(self, layout=None):
+        """What CudaPlan writes for `layout` (default: the fixture's)."""
+        layout = layout or self.layout
+        return [layout.module_id_file, layout.nvcc_args_file, layout.files["fatbin_decl"]] + sorted(layout.scripts.values())
 
     def _arguments(self, layout_path):
         return ["compile", "--layout=" + layout_path, "--nvcc=external/%s/bin/nvcc" % self.toolkit_repo, "--"] + self.nvcc_args

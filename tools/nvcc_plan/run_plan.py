@@ -230,7 +230,7 @@ def _compile_layout(plan, work_dir, label, id_label, src_short_path, toolkit_roo
     if not host_pp.inputs or not host_compile.outputs:
         raise RunError("nvcc_plan --run: cannot find the source or the object in nvcc's plan; " + _PLAIN)
     src = host_pp.inputs[0]
-    stem = os.path.basename(src).rpartition(".")[0] or os.path.basename(src)
+    stem = nvcc_plan_lib.source_stem(src)
     layout = layout_lib.compile_layout_for(
         label=label,
         display_label=label,
