@@ -23,6 +23,9 @@ its variants in alternating order (reversed every other repetition):
   staged_nolog, unstaged_nolog   the cold build alone, without the log
   nvcc, nvcc_t0      nvcc per file / nvcc -t 0 per file (nvcc_runs.py, --jobs
                      files at a time, the Bazel builds' nvcc and host compiler)
+  runner             the staged runner per file (nvcc_runs.py's runner:
+                     nvcc_plan.py --run -j <cores>), the same stages without
+                     Bazel
   scaleout           keep repetition 1's staged and unstaged logs and run
                      tools/cache_report:scaleout on them (the simulated wall
                      on 1..1024 executors)

@@ -6,7 +6,7 @@ unit test under Bazel.
 A run is one measured build, a dict saved in results-scaling-<name>.json:
   shape, sources, targets      the generated workspace (scaling_gen.py)
   archs                        the arch list compiled
-  variant                      bazel_staged, bazel_unstaged, nvcc, nvcc_t0
+  variant                      bazel_staged, bazel_unstaged, nvcc, nvcc_t0, runner
   scenario                     cold (every Bazel one writes a binary execution
                                log), cold_nolog (without)
   rep                          repetition (ratios pair runs of the same one)
@@ -38,15 +38,16 @@ BAZEL_VARIANTS = {
     "staged_nolog": ("bazel_staged", "cold_nolog", True),
     "unstaged_nolog": ("bazel_unstaged", "cold_nolog", False),
 }
-NVCC_VARIANTS = ("nvcc", "nvcc_t0")
+NVCC_VARIANTS = ("nvcc", "nvcc_t0", "runner")
 FLAG_TOKENS = ("scaleout",)
 NAMES = {
     "bazel_staged": "Bazel, staged",
     "bazel_unstaged": "Bazel, staged=false",
     "nvcc": "nvcc per file",
     "nvcc_t0": "nvcc -t 0 per file",
+    "runner": "the stages without Bazel (nvcc_plan --run) per file",
 }
-VARIANT_ORDER = ("bazel_staged", "bazel_unstaged", "nvcc", "nvcc_t0")
+VARIANT_ORDER = ("bazel_staged", "bazel_unstaged", "nvcc", "nvcc_t0", "runner")
 ARCH_KEYS = ("4", "1")
 
 # Presets: cases "SHAPE/ARCHS/REPS/VARIANTS" (ARCHS: 4 = --archs, 1 = --dev_archs).
@@ -161,8 +162,8 @@ def rep_order(tokens, rep):
 # (4 archs: staged 35.2 s, staged=false 25.5 s; nvcc ~ staged=false) and
 # tools/bench's 1-arch/4-arch ratio of small plain kernels. Estimates only.
 _WALL_PER_SOURCE = {
-    ("4", "staged"): 0.88, ("4", "unstaged"): 0.64, ("4", "nvcc"): 0.60, ("4", "nvcc_t0"): 0.65,
-    ("1", "staged"): 0.45, ("1", "unstaged"): 0.30, ("1", "nvcc"): 0.28, ("1", "nvcc_t0"): 0.30,
+    ("4", "staged"): 0.88, ("4", "unstaged"): 0.64, ("4", "nvcc"): 0.60, ("4", "nvcc_t0"): 0.65, ("4", "runner"): 0.65,
+    ("1", "staged"): 0.45, ("1", "unstaged"): 0.30, ("1", "nvcc"): 0.28, ("1", "nvcc_t0"): 0.30, ("1", "runner"): 0.32,
 }
 # A Bazel variant's fixed cost per repetition (server start, analysis, heap, null builds, edit).
 _BAZEL_FIXED_S = 25.0

@@ -242,6 +242,7 @@ class TablesTest(unittest.TestCase):
             runs.append(_run(shape, "bazel_staged", 1, per * n, 1.5 * n, **_bazel_extra(n, plan, (1.5, 1.9, 2.5))))
             runs.append(_run(shape, "bazel_unstaged", 1, 0.64 * n, 1.2 * n, **_bazel_extra(n, 0.0)))
         runs.append(_run("n200", "nvcc_t0", 1, 130.0, 250.0))
+        runs.append(_run("n40", "runner", 1, 30.0, 62.5))
         runs.append(_run("n200t10", "bazel_staged", 1, 150.0, 300.0, **_bazel_extra(200, 2.0)))
         runs.append(_run("n50", "bazel_staged", 1, 20.0, 30.0, archs=ARCHS1, **_bazel_extra(50, 10.0)))
         return {"machine": {"name": "t", "cores": 2, "cases": ["n40/4/3/staged"]}, "runs": runs}
@@ -278,6 +279,10 @@ class TablesTest(unittest.TestCase):
         self.assertIn("nvcc -t 0 per file (n200's runs: the same files)", row[0])
         self.assertIn("| 1.15x | 1.20x |", row[0])  # staged 150 s / 130 s, 300 / 250 s CPU
         self.assertIn("| n40 (40 in 40) | Bazel, staged=false, no execution log | 3 | 27.0 s (26.0–28.0 s) |", text)
+        # The stages without Bazel: staged (with the log) 36 s / 30 s, 50 / 62.5 s CPU.
+        row = [line for line in text.splitlines() if line.startswith("| n40") and "without Bazel" in line]
+        self.assertEqual(len(row), 1, text)
+        self.assertIn("| 1.20x | 0.80x |", row[0])
 
     def test_flatness(self):
         text = sl.flatness_table(self.doc()["runs"], ARCHS4)

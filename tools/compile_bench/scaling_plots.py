@@ -18,7 +18,7 @@ sys.path.insert(0, REPO)
 from tools.compile_bench import compile_bench_lib as lib  # noqa: E402
 from tools.compile_bench import scaling_lib  # noqa: E402
 
-COLORS = {"bazel_staged": "tab:blue", "bazel_unstaged": "tab:orange", "nvcc": "tab:green", "nvcc_t0": "tab:red"}
+COLORS = {"bazel_staged": "tab:blue", "bazel_unstaged": "tab:orange", "nvcc": "tab:green", "nvcc_t0": "tab:red", "runner": "tab:purple"}
 
 
 def _series(groups, runs, archs, variant, fn):
