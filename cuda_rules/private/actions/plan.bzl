@@ -53,8 +53,8 @@ def plan_action(actions, *, cuda, cc_files, planner, command, layout, outputs, n
             "requires-worker-protocol": "json",
             # One process serves every request (in turn: a request takes a
             # few ms), so a build starts Python once and asks nvcc once per
-            # set of flags. Without --worker_multiplex, and sandboxed
-            # (--worker_sandboxing), Bazel runs singleplex workers instead.
+            # set of flags. With --noworker_multiplex, Bazel runs singleplex
+            # workers instead.
             "supports-multiplex-workers": "1",
             "supports-workers": "1",
         },
