@@ -150,7 +150,7 @@ class ReuseTest(unittest.TestCase):
             if TOOLKIT == "13.0":
                 cls.tampered_error = cls.two.bazel_fails(*_tampered_build(cls.two))
             if cls.too_new_gcc:
-                # (12.4: without this repository's own gcc 13 toolchain, tests/toolkit/host_cc.bzl.)
+                # (12.4: without the toolchain tests/toolkit/host_cc.bzl registers for it.)
                 cls.host_compiler_error = cls.two.bazel_fails(
                     "build", "--repo_env=CC=" + cls.too_new_gcc, "--repo_env=CUDA12_HOST_CC=none", "//tests/e2e/broken:ok")
         finally:

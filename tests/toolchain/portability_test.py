@@ -29,8 +29,9 @@ flags.DEFINE_multi_string("binary", [], "A binary to check (runfiles path).")
 
 # Libraries the target machine provides: the C library, the libraries the
 # manylinux policy lets wheels (NVIDIA's included) expect (libgcc_s, libstdc++;
-# libz for cuDNN), and the driver's.
-SYSTEM = re.compile(r"^(libc|libm|libdl|libpthread|librt|libresolv|libutil|libgcc_s|libstdc\+\+|libz|ld-linux[-\w]*|linux-vdso)\.so(\.\d+)*$|^libcuda\.so\.1$|^libnvidia-ml\.so\.1$")
+# libz for cuDNN), gcc's OpenMP runtime (libgomp, which -fopenmp code links
+# like libgcc_s: the machine's gcc runtime provides it), and the driver's.
+SYSTEM = re.compile(r"^(libc|libm|libdl|libpthread|librt|libresolv|libutil|libgcc_s|libstdc\+\+|libgomp|libz|ld-linux[-\w]*|linux-vdso)\.so(\.\d+)*$|^libcuda\.so\.1$|^libnvidia-ml\.so\.1$")
 DRIVER = ("libcuda.so.1", "libnvidia-ml.so.1")
 
 

@@ -1,16 +1,15 @@
 """This repository's own C++ toolchain for its CUDA 12.4 builds (a dev dependency; users bring their own).
 
-nvcc 12.4 accepts gcc 13 and older as host compiler, while the offline
-toolchain (tools/bazelw) and most current machines have a newer gcc. So that
-one `bazel test //...` builds the 13.x tests with that gcc and the 12.4 ones
-(the fidelity cases, through a transition to toolkit=12.4) with an accepted
-one, this extension configures a second C++ toolchain, Bazel's own
-autoconfiguration with the compiler replaced, registered with
-target_settings = toolkit 12.4. The compiler: $CUDA12_HOST_CC (tools/bazelw's
-offline config sets its gcc 13 wrapper), else gcc-13, gcc-12 or gcc-11 on PATH;
-CUDA12_HOST_CC=none: no toolchain (tests/e2e:reuse_test_cuda12_4 builds with a
-too new gcc). Without one, defs.bzl says so and the 12.4 tests are skipped
-(incompatible).
+nvcc 12.4 accepts gcc 13 and older as host compiler, while most current
+machines have a newer gcc. So that one `bazel test //...` builds the 13.x
+tests with the default gcc and the 12.4 ones (the fidelity cases, through a
+transition to toolkit=12.4) with an accepted one, this extension configures a
+second C++ toolchain, Bazel's own autoconfiguration with the compiler
+replaced, registered with target_settings = toolkit 12.4. The compiler:
+$CUDA12_HOST_CC (tools/bazelw's offline config sets its gcc 12, the same as
+the default one), else gcc-13, gcc-12 or gcc-11 on PATH; CUDA12_HOST_CC=none:
+no toolchain (tests/e2e:reuse_test_cuda12_4 builds with a too new gcc).
+Without one, defs.bzl says so and the 12.4 tests are skipped (incompatible).
 """
 
 load("@rules_cc//cc/private/toolchain:cc_configure.bzl", "cc_autoconf_impl")  # buildifier: disable=bzl-visibility

@@ -251,7 +251,7 @@ libraries_test = unittest.make(_libraries_test_impl)
 def _host_compiler_test_impl(ctx):
     env = unittest.begin(ctx)
 
-    # Bazel's autoconfigured gcc 14 (tools/bazelw: the host's /usr as sysroot).
+    # Bazel's autoconfigured gcc 14 with a sysroot (what tools/bazelw once configured).
     gcc14 = struct(compiler = "gcc", built_in_include_directories = [
         "/usr/lib/gcc/x86_64-linux-gnu/14/include",
         "/host/usr/include",
