@@ -5,6 +5,7 @@ import stat
 import subprocess
 import tempfile
 import textwrap
+import time
 import unittest
 
 from runfiles import runfiles
@@ -104,6 +105,142 @@ class FindCudaTest(unittest.TestCase):
         )
         _, out, _ = bash("find_cuda", env={"PATH": shim_dir + ":/usr/bin:/bin"})
         self.assertEqual(out.strip(), os.path.realpath(self.toolkit))
+
+
+class PinsTest(unittest.TestCase):
+    """The pins that stop a drifted Debian suite before anything is installed."""
+
+    def test_bazel_pin_is_the_bazelversion(self):
+        with open(runfiles.Create().Rlocation("rules_cuda_stages/.bazelversion")) as f:
+            wanted = f.read().strip()
+        _, out, _ = bash("pin_pattern bazel-bootstrap")
+        self.assertEqual(out.strip(), wanted + "+ds-*")
+
+    def test_every_addon_and_set_has_pins(self):
+        _, out, _ = bash('for s in root toolchain $ADDONS; do echo "$s $(pinned_packages $s | wc -l)"; done')
+        counts = dict(line.split() for line in out.splitlines())
+        for name, count in counts.items():
+            self.assertGreater(int(count), 0, name)
+
+    def _check(self, versions, pin_set="root"):
+        # candidate_version asks apt in the root filesystem; here a table.
+        table = " ".join("[%s]=%s" % kv for kv in versions.items())
+        script = "declare -A V=(%s); candidate_version() { echo \"${V[$2]:-}\"; }; " % table
+        return bash(script + "check_pins /nonexistent testing %s" % pin_set)
+
+    def test_matching_versions_pass(self):
+        status, out, _ = self._check({"bazel-bootstrap": "7.7.1+ds-8+b1", "bazel-bootstrap-source": "7.7.1+ds-8", "python3": "3.13.9-3"})
+        self.assertEqual((status, out), (0, ""))
+
+    def test_a_moved_package_names_wanted_and_found(self):
+        status, out, _ = self._check({"bazel-bootstrap": "8.4.2+ds-1", "bazel-bootstrap-source": "8.4.2+ds-1", "python3": "3.13.9-3"})
+        self.assertEqual(status, 1)
+        self.assertEqual(
+            out.splitlines(),
+            [
+                "bazel-bootstrap: wanted 7.7.1+ds-*, Debian testing has 8.4.2+ds-1",
+                "bazel-bootstrap-source: wanted 7.7.1+ds-*, Debian testing has 8.4.2+ds-1",
+            ],
+        )
+
+    def test_a_removed_package_is_named(self):
+        status, out, _ = self._check({"clangd-21": "1:21.1.8-13"}, pin_set="clang")
+        self.assertEqual(status, 1)
+        self.assertEqual(out.strip(), "clang-21: wanted 1:21.*, Debian testing has no such package")
+
+    def test_pins_or_die_gives_the_fix(self):
+        script = 'candidate_version() { echo 8.0.0+ds-1; }; pins_or_die /x testing root "Fix: do the thing."'
+        status, _, err = bash(script)
+        self.assertEqual(status, 2)
+        self.assertIn("[bazelw] error: Debian testing no longer has the versions this recipe was written for:", err)
+        self.assertIn("bazel-bootstrap: wanted 7.7.1+ds-*, Debian testing has 8.0.0+ds-1", err)
+        self.assertIn("Fix: do the thing.", err)
+
+
+class ProvisionLogTest(unittest.TestCase):
+    def test_a_failed_step_prints_its_own_lines(self):
+        tmp = tempfile.mkdtemp(dir=os.environ.get("TEST_TMPDIR"))
+        log = os.path.join(tmp, "provision.log")
+        with open(log, "w") as f:
+            f.write("E: an error of an earlier step\n")
+        script = (
+            'LOG="%s"; from=$(log_size); '
+            'logged sh -c "echo Reading package lists...; echo \'E: Unable to satisfy dependencies. Reached two conflicting assignments:\'; '
+            'echo \'   1. libgcc-14-dev:amd64=14.2.0-19 is selected for install\'; exit 100" || '
+            'step_failed "$from" "installing clang failed." "Fix: something."' % log
+        )
+        status, _, err = bash(script)
+        self.assertEqual(status, 2)
+        self.assertIn("[bazelw] error: installing clang failed.", err)
+        self.assertIn("| E: Unable to satisfy dependencies. Reached two conflicting assignments:", err)
+        self.assertNotIn("an earlier step", err)
+        self.assertIn("(whole log: %s)" % log, err)
+
+
+class AddonTest(unittest.TestCase):
+    """An addon that cannot be installed is recorded, and nothing stops."""
+
+    def setUp(self):
+        self.root = tempfile.mkdtemp(dir=os.environ.get("TEST_TMPDIR"))
+        self.env = {"BAZELW_CACHE_DIR": self.root}
+
+    def _try(self, apt_status):
+        script = (
+            'LOG="$BAZELW_CACHE_DIR/log"; : >"$LOG"; R="$BAZELW_CACHE_DIR/r"; mkdir -p "$R"; '
+            'candidate_version() { case "$2" in bazel-stardoc) echo 0.8.1-2;; *) echo 1:21.1.8-13;; esac; }; '
+            'in_new_root() { echo "E: Unable to locate package $5"; return %d; }; '
+            'try_addon "$R" stardoc; echo "status $?"; '
+            'echo "installed: $(cat "$R/$ADDONS_NAME" 2>/dev/null)"; echo "missing: $(cat "$R/$ADDONS_MISSING_NAME" 2>/dev/null)"; '
+            'echo "module: $(readlink "$R$MODULES_DIR/stardoc")"' % apt_status
+        )
+        return bash(script, env=self.env)
+
+    def test_an_addon_that_fails_is_recorded_and_does_not_stop(self):
+        status, out, err = self._try(100)
+        self.assertEqual(status, 0, err)
+        self.assertIn("status 0", out)
+        self.assertIn("installed: \n", out)
+        self.assertIn("missing: stardoc apt-get install bazel-stardoc failed: E: Unable to locate package", out)
+        self.assertIn("module: /opt/rules_cuda_stages/offline_modules/stardoc_missing", out)
+        self.assertIn("addon stardoc NOT installed", err)
+        self.assertIn("tools/bazelw --bazelw-addon stardoc", err)
+
+    def test_an_addon_that_installs_is_recorded(self):
+        status, out, err = self._try(0)
+        self.assertEqual(status, 0, err)
+        self.assertIn("installed: stardoc\n", out)
+        self.assertIn("missing: \n", out)
+
+
+class ConcurrentProvisionTest(unittest.TestCase):
+    """Two bazelw on a fresh machine: one provisions, the other waits and says so."""
+
+    def test_one_provisions_the_other_waits_and_uses_it(self):
+        cache = tempfile.mkdtemp(dir=os.environ.get("TEST_TMPDIR"))
+        # provision() stands in for the real one (minutes, root): it takes 2 s,
+        # counts its runs, and makes a root filesystem with the stamp.
+        script = (
+            'provision() { echo run >>"$BAZELW_CACHE_DIR/runs"; sleep 2; mkdir -p "$ROOTFS"; '
+            'echo "$RECIPE_VERSION" >"$ROOTFS/$STAMP_NAME"; }; install_addons() { :; }; '
+            'ensure_provisioned; echo "ready $(cat "$ROOTFS/$STAMP_NAME")"'
+        )
+        env = {"PATH": "/usr/bin:/bin", "HOME": cache, "BAZELW_CACHE_DIR": cache}
+        cmd = ["bash", "-c", 'set -euo pipefail; source "$1"; shift; ' + script, "bash", BAZELW]
+        first = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        for _ in range(100):
+            if os.path.exists(os.path.join(cache, "runs")):
+                break
+            time.sleep(0.05)
+        second = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        out1, err1 = first.communicate(timeout=60)
+        out2, err2 = second.communicate(timeout=60)
+        self.assertEqual((first.returncode, second.returncode), (0, 0), err1 + err2)
+        with open(os.path.join(cache, "runs")) as f:
+            self.assertEqual(f.read(), "run\n", "provisioned more than once")
+        self.assertIn("another bazelw is provisioning", err2)
+        self.assertIn("the other bazelw finished provisioning; using it", err2)
+        self.assertNotIn("waiting", err1)
+        self.assertTrue(out1.startswith("ready ") and out2.startswith("ready "))
 
 
 if __name__ == "__main__":

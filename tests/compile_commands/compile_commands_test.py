@@ -49,7 +49,7 @@ class CompileCommandsTest(unittest.TestCase):
         cls.clang = os.environ.get("CLANG") or _tool("clang++-19", "clang++-20", "clang++-21", "clang++")
         if not (cls.clangd and cls.clang):
             if offline_flags():
-                raise AssertionError("tools/bazelw's root filesystem has no clangd/clang++ (its clang19 addon installs them)")
+                raise AssertionError("needs clangd and clang++: tools/bazelw's clang addon is not installed; run `tools/bazelw --bazelw-addon clang` (docs/bazelw.md, \"Addons\")")
             raise unittest.SkipTest("no clangd and clang++ on PATH (set CLANGD and CLANG)")
         cls.tmp = os.environ["TEST_TMPDIR"]
         cls.checkout = Checkout(cls.tmp, "editor")

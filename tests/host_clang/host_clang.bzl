@@ -7,18 +7,23 @@ transition) compiles C++ with clang and gives nvcc clang as its host compiler
 (-ccbin): every host preprocess, device preprocess and host compile of the
 .cu stages, and the final links.
 
-The compiler: $HOST_CLANG (tools/bazelw's offline config sets its clang 19
-wrapper, docs/bazelw.md), else the first of clang-20 ... clang-16 on PATH:
-the clangs nvcc 13.0 accepts (16 to 20, crt/host_config.h). HOST_CLANG=none,
-or no such clang: no toolchain, and the tests that need it are skipped
-(incompatible); defs.bzl says which.
+The compiler: $HOST_CLANG (tools/bazelw's offline config sets its clang
+addon's wrapper, docs/bazelw.md), else the first of clang-21 ... clang-16 on
+PATH. nvcc 13.0 accepts clang 16 to 20 and nvcc 13.5 clang up to 21
+(crt/host_config.h), so defs.bzl names the toolkit the tests build with
+(HOST_CLANG_TOOLKIT: empty for the build's, 13.5 for clang 21). Without such a
+clang (HOST_CLANG=none, the addon not installed, none on PATH) there is no
+toolchain, and the tests that need one fail with HOST_CLANG_MISSING, one line
+that says how to get it (not skipped).
 """
 
 load("@rules_cc//cc/private/toolchain:cc_configure.bzl", "cc_autoconf_impl")  # buildifier: disable=bzl-visibility
 
-# The clangs nvcc 13.0 accepts as host compiler (crt/host_config.h).
+# The clangs nvcc accepts as host compiler (crt/host_config.h): 13.0 takes 16
+# to 20, 13.5 up to 21.
 MIN_CLANG = 16
-MAX_CLANG = 20
+MAX_CLANG = 21
+TOOLKIT_FOR_CLANG = {21: "13.5"}
 _CANDIDATES = ["clang-%d" % v for v in range(MAX_CLANG, MIN_CLANG - 1, -1)]
 
 def _clang_major(rctx, path):
@@ -45,8 +50,20 @@ def _host_clang_impl(rctx):
                 found = path
                 break
     if found == None:
+        if explicit.startswith("/opt/rules_cuda_stages/"):
+            missing = ("needs clang {}..{}: tools/bazelw's clang addon is not installed ({} is missing); " +
+                       "run `tools/bazelw --bazelw-addon clang` (docs/bazelw.md, \"Addons\")").format(MIN_CLANG, MAX_CLANG, explicit)
+        else:
+            missing = ("needs clang {}..{} as nvcc's host compiler and none was found (HOST_CLANG={}, clang-{}..clang-{} on PATH); " +
+                       "install one, or point --repo_env=HOST_CLANG at it (tests/host_clang/host_clang.bzl)").format(
+                MIN_CLANG,
+                MAX_CLANG,
+                explicit or "unset",
+                MAX_CLANG,
+                MIN_CLANG,
+            )
         rctx.file("BUILD.bazel", "# No clang {}..{} on this machine (tests/host_clang/host_clang.bzl).\n".format(MIN_CLANG, MAX_CLANG))
-        rctx.file("defs.bzl", "HOST_CLANG = None\nHOST_CLANG_MAJOR = 0\n")
+        rctx.file("defs.bzl", "HOST_CLANG = None\nHOST_CLANG_MAJOR = 0\nHOST_CLANG_TOOLKIT = \"\"\nHOST_CLANG_MISSING = {}\n".format(repr(missing)))
         return
     cc_autoconf_impl(rctx, overriden_tools = {"gcc": str(found)})
     build = rctx.read("BUILD")
@@ -61,7 +78,11 @@ toolchain(
     toolchain_type = "@bazel_tools//tools/cpp:toolchain_type",
 )
 """)
-    rctx.file("defs.bzl", "HOST_CLANG = {}\nHOST_CLANG_MAJOR = {}\n".format(repr(str(found)), major))
+    rctx.file("defs.bzl", "HOST_CLANG = {}\nHOST_CLANG_MAJOR = {}\nHOST_CLANG_TOOLKIT = {}\nHOST_CLANG_MISSING = None\n".format(
+        repr(str(found)),
+        major,
+        repr(TOOLKIT_FOR_CLANG.get(major, "")),
+    ))
 
 _host_clang_repository = repository_rule(
     implementation = _host_clang_impl,
@@ -87,13 +108,16 @@ host_clang = module_extension(
     doc = "@host_clang: the clang C++ toolchain of this repository's host-compiler tests (tests/host_clang/host_clang.bzl).",
 )
 
-def _clang_transition_impl(_settings, _attr):
-    return {"//tests/host_clang:clang": True}
+def _clang_transition_impl(settings, attr):
+    return {
+        "//tests/host_clang:clang": True,
+        "//cuda_rules:toolkit": attr.toolkit or settings["//cuda_rules:toolkit"],
+    }
 
 _clang_transition = transition(
     implementation = _clang_transition_impl,
-    inputs = [],
-    outputs = ["//tests/host_clang:clang"],
+    inputs = ["//cuda_rules:toolkit"],
+    outputs = ["//tests/host_clang:clang", "//cuda_rules:toolkit"],
 )
 
 def _with_host_clang_impl(ctx):
@@ -106,6 +130,27 @@ with_host_clang = rule(
     doc = "`srcs` (and their runfiles), built with --//tests/host_clang:clang: clang as the C++ toolchain and nvcc's host compiler.",
     attrs = {
         "srcs": attr.label_list(cfg = _clang_transition, doc = "The targets to build with clang."),
+        "toolkit": attr.string(doc = "The toolkit to build them with (HOST_CLANG_TOOLKIT: one that accepts this clang); empty: the build's."),
         "_allowlist_function_transition": attr.label(default = "@bazel_tools//tools/allowlists/function_transition_allowlist"),
     },
 )
+
+def _missing_test_impl(ctx):
+    script = ctx.actions.declare_file(ctx.label.name + ".sh")
+    ctx.actions.write(script, "#!/bin/sh\necho \"$1\" >&2\nexit 1\n", is_executable = True)
+    return [DefaultInfo(executable = script)]
+
+_missing_test = rule(
+    implementation = _missing_test_impl,
+    test = True,
+    attrs = {},
+)
+
+def missing_test(name, message, **kwargs):
+    """A test that fails printing `<name>: <message>`: what stands for a test whose compiler is missing."""
+    _missing_test(
+        name = name,
+        args = ["%s: %s" % (name, message)],
+        size = "small",
+        **kwargs
+    )

@@ -10,11 +10,14 @@ headers, gcc 10's libgcc and libstdc++), and a C++ toolchain over it: clang
 a binary needs only the sysroot's glibc (2.31) or newer. Registered for builds
 with --//tests/sysroot:bullseye (tests/sysroot/BUILD.bazel).
 
-The clang: $SYSROOT_CLANG, else the first of clang-20 ... clang-16 on PATH;
-SYSROOT_CLANG=none or no such clang: no toolchain, tests skipped.
+The clang: $SYSROOT_CLANG, else the first of clang-21 ... clang-16 on PATH
+(tools/bazelw's clang addon installs clang 21), built with a toolkit that
+accepts it (SYSROOT_TOOLKIT: 13.5 for clang 21). SYSROOT_CLANG=none or no such
+clang: no toolchain, and the test fails with SYSROOT_MISSING, naming how to
+get one (not skipped).
 """
 
-load("//tests/host_clang:host_clang.bzl", "MAX_CLANG", "MIN_CLANG")
+load("//tests/host_clang:host_clang.bzl", "MAX_CLANG", "MIN_CLANG", "TOOLKIT_FOR_CLANG")
 
 # Debian 11.11 (bullseye), amd64: (package, version, pool path, sha256).
 PACKAGES = [
@@ -85,10 +88,18 @@ def _find_clang(rctx):
     return None, 0
 
 def _sysroot_impl(rctx):
-    clang, _major = _find_clang(rctx)
+    clang, major = _find_clang(rctx)
     if clang == None:
+        missing = ("needs clang {}..{} for its sysroot toolchain and none was found (SYSROOT_CLANG={}, clang-{}..clang-{} on PATH); " +
+                   "install one (tools/bazelw: `tools/bazelw --bazelw-addon clang`)").format(
+            MIN_CLANG,
+            MAX_CLANG,
+            rctx.os.environ.get("SYSROOT_CLANG", "") or "unset",
+            MAX_CLANG,
+            MIN_CLANG,
+        )
         rctx.file("BUILD.bazel", "# No clang {}..{} on this machine (tests/sysroot/sysroot.bzl).\n".format(MIN_CLANG, MAX_CLANG))
-        rctx.file("defs.bzl", "SYSROOT_CLANG = None\nGLIBC = {}\n".format(repr(GLIBC)))
+        rctx.file("defs.bzl", "SYSROOT_CLANG = None\nSYSROOT_TOOLKIT = \"\"\nSYSROOT_MISSING = {}\nGLIBC = {}\n".format(repr(missing), repr(GLIBC)))
         return
     for name, _version, path, sha256 in PACKAGES:
         deb = "_debs/{}.deb".format(name)
@@ -132,7 +143,11 @@ def _sysroot_impl(rctx):
         objdump = repr(tool("objdump")),
         strip = repr(tool("strip")),
     ))
-    rctx.file("defs.bzl", "SYSROOT_CLANG = {}\nGLIBC = {}\n".format(repr(str(clang)), repr(GLIBC)))
+    rctx.file("defs.bzl", "SYSROOT_CLANG = {}\nSYSROOT_TOOLKIT = {}\nSYSROOT_MISSING = None\nGLIBC = {}\n".format(
+        repr(str(clang)),
+        repr(TOOLKIT_FOR_CLANG.get(major, "")),
+        repr(GLIBC),
+    ))
 
 _BUILD = """# Written by rules_cuda_stages' tests/sysroot/sysroot.bzl.
 load("@rules_cc//cc:defs.bzl", "cc_toolchain")

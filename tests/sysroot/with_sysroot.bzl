@@ -1,12 +1,15 @@
 """with_sysroot: targets built with --//tests/sysroot:bullseye (the glibc 2.31 sysroot toolchain, sysroot.bzl)."""
 
-def _bullseye_transition_impl(_settings, _attr):
-    return {"//tests/sysroot:bullseye": True}
+def _bullseye_transition_impl(settings, attr):
+    return {
+        "//tests/sysroot:bullseye": True,
+        "//cuda_rules:toolkit": attr.toolkit or settings["//cuda_rules:toolkit"],
+    }
 
 _bullseye_transition = transition(
     implementation = _bullseye_transition_impl,
-    inputs = [],
-    outputs = ["//tests/sysroot:bullseye"],
+    inputs = ["//cuda_rules:toolkit"],
+    outputs = ["//tests/sysroot:bullseye", "//cuda_rules:toolkit"],
 )
 
 def _with_sysroot_impl(ctx):
@@ -22,6 +25,7 @@ with_sysroot = rule(
     doc = "One executable of `srcs`, built with --//tests/sysroot:bullseye, under this target's name.",
     attrs = {
         "srcs": attr.label_list(cfg = _bullseye_transition, allow_files = True, doc = "The executable to build with the sysroot toolchain."),
+        "toolkit": attr.string(doc = "The toolkit to build it with (one that accepts the sysroot toolchain's clang); empty: the build's."),
         "_allowlist_function_transition": attr.label(default = "@bazel_tools//tools/allowlists/function_transition_allowlist"),
     },
 )
