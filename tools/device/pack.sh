@@ -4,8 +4,10 @@
 #
 #   tools/device/pack.sh OUT [BAZEL_FLAG...] [LABEL...]
 #
-# builds the LABELs (default: every test tagged requires-gpu here and in the
-# consumer modules) with the BAZEL_FLAGs (arguments starting with --), and
+# (or from a nested module of the checkout, e.g. tests/rules_cuda_compat/consumer,
+# with that module's labels) builds the LABELs (default: every test tagged
+# requires-gpu in the workspace it runs in, and, from the repository root, in
+# the consumer module) with the BAZEL_FLAGs (arguments starting with --), and
 # writes OUT.tar.xz holding, per test, OUT/<label as a file name>/ with the
 # test binary and its runfiles tree. NVIDIA's shared libraries (cuDNN alone is
 # 900 MB) stay behind: each is listed in <name>/libs as its runfiles path,
@@ -18,15 +20,23 @@ flags=() labels=()
 for a in "$@"; do
   if [[ "$a" == --* ]]; then flags+=("$a"); else labels+=("$a"); fi
 done
-bazel=tools/bazelw
+# This checkout's bazelw, wherever in the checkout this runs: Bazel builds the
+# workspace of the current directory (the root module or a nested one).
+checkout="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)"
+bazel="$checkout/tools/bazelw"
+workspace="$("$bazel" info workspace 2>/dev/null)" || { echo "pack.sh: not in a Bazel workspace of $checkout ($(pwd))" >&2; exit 1; }
 if ((${#labels[@]} == 0)); then
-  mapfile -t labels < <("$bazel" query 'attr(tags, "requires-gpu", tests(//... + @rules_cuda_compat_consumer//...))' 2>/dev/null)
+  universe='//...'
+  [[ "$workspace" == "$checkout" ]] && universe='//... + @rules_cuda_compat_consumer//...'
+  mapfile -t labels < <("$bazel" query "attr(tags, \"requires-gpu\", tests($universe))" 2>/dev/null)
+  ((${#labels[@]} > 0)) || { echo "pack.sh: no test tagged requires-gpu in $workspace" >&2; exit 1; }
 fi
 "$bazel" build "${flags[@]}" "${labels[@]}" >&2
 rm -rf "$out" "$out.tar.xz"
 mkdir -p "$out"
 for label in "${labels[@]}"; do
   bin="$("$bazel" cquery "${flags[@]}" "$label" --output=files 2>/dev/null | head -n1)"
+  [[ "$bin" == /* ]] || bin="$workspace/$bin"
   [[ -x "$bin" && -d "$bin.runfiles" ]] || { echo "pack.sh: $label has no executable with runfiles ($bin)" >&2; exit 1; }
   name="$(echo "$label" | sed -e 's/^@*//' -e 's|^//||' -e 's|[/:]|_|g' -e 's|~||g')"
   base="$(basename "$bin")"
