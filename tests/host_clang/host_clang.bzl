@@ -137,20 +137,20 @@ with_host_clang = rule(
 
 def _missing_test_impl(ctx):
     script = ctx.actions.declare_file(ctx.label.name + ".sh")
-    ctx.actions.write(script, "#!/bin/sh\necho \"$1\" >&2\nexit 1\n", is_executable = True)
+    ctx.actions.write(script, "#!/bin/sh\ncat >&2 <<'END_OF_MESSAGE'\n{}: {}\nEND_OF_MESSAGE\nexit 1\n".format(ctx.label, ctx.attr.message), is_executable = True)
     return [DefaultInfo(executable = script)]
 
 _missing_test = rule(
     implementation = _missing_test_impl,
     test = True,
-    attrs = {},
+    attrs = {"message": attr.string(mandatory = True)},
 )
 
 def missing_test(name, message, **kwargs):
-    """A test that fails printing `<name>: <message>`: what stands for a test whose compiler is missing."""
+    """A test that fails printing `<label>: <message>`: what stands for a test whose compiler is missing."""
     _missing_test(
         name = name,
-        args = ["%s: %s" % (name, message)],
+        message = message,
         size = "small",
         **kwargs
     )

@@ -19,18 +19,22 @@ _OBJECTS = {
     "gcc": ":kernel_objects",
 }
 
-def host_clang_tests():
-    """Every test of this package: real ones with a clang, failing ones without."""
+def host_clang_tests(name):
+    """Every test of this package: real ones with a clang, failing ones without.
+
+    Args:
+      name: unused; the tests keep their own names.
+    """
     if not HOST_CLANG:
-        for name in list(_FIDELITY) + ["host_compiler_%s_test" % c for c in _OBJECTS]:
-            missing_test(name = name, message = HOST_CLANG_MISSING)
+        for test in list(_FIDELITY) + ["host_compiler_%s_test" % c for c in _OBJECTS]:
+            missing_test(name = test, message = HOST_CLANG_MISSING)
         return
 
     # Staged PTX and cubins equal nvcc's own, both with clang as host compiler
     # (its device preprocess is clang -E; the reference gets the same -ccbin).
-    for name, (src, copts) in _FIDELITY.items():
+    for test, (src, copts) in _FIDELITY.items():
         fidelity_test(
-            name = name,
+            name = test,
             srcs = ["//tests/fidelity:srcs/" + src],
             archs = "sm_80",
             copts = copts,
