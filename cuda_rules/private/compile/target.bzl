@@ -7,6 +7,7 @@ load("@rules_cc//cc/common:cc_info.bzl", "CcInfo")
 load("//cuda_rules/private:actions/plan.bzl", "in_params_file")
 load("//cuda_rules/private:archs.bzl", "device_link_archs", "parse_archs", "pinned_arch_list")
 load("//cuda_rules/private:compile/host_flags.bzl", "classify_host_flags", "toolchain_compile_flags")
+load("//cuda_rules/private:compile/make_variables.bzl", "expanded_attributes")
 load("//cuda_rules/private:compile/nvcc_args.bzl", "join_path", "nvcc_common_args", "nvcc_options")
 load("//cuda_rules/private:compile/staged.bzl", "staged_compile")
 load("//cuda_rules/private:compile/unstaged.bzl", "unstaged_compile")
@@ -131,7 +132,7 @@ def is_staged(ctx):
 def _sets_std(copts):
     return [o for o in copts if o.startswith("-std=") or o.startswith("--std=") or o in ("-std", "--std")] != []
 
-def target_options(ctx, staged, cc_toolchain, feature_configuration):
+def target_options(ctx, staged, cc_toolchain, feature_configuration, attrs):
     """The target's nvcc options (the C++ toolchain's flags, the build's flags, then the target's), checked.
 
     Args:
@@ -139,14 +140,15 @@ def target_options(ctx, staged, cc_toolchain, feature_configuration):
       staged: whether the target compiles in stages.
       cc_toolchain: the C++ toolchain.
       feature_configuration: the target's feature configuration.
+      attrs: struct from make_variables.expanded_attributes: the target's options and defines, expanded.
 
     Returns:
       A struct from nvcc_args.nvcc_options.
     """
     flag_copts = ctx.attr._copts[BuildSettingInfo].value
     check_nvcc_options(ctx.label, _COPTS_FLAG, flag_copts, staged)
-    check_nvcc_options(ctx.label, "copts", ctx.attr.copts, staged)
-    copts = flag_copts + ctx.attr.copts
+    check_nvcc_options(ctx.label, "copts", attrs.copts, staged)
+    copts = flag_copts + attrs.copts
     if device_debug_requested(ctx.label, ctx.attr._device_debug[BuildSettingInfo].value):
         copts = ["-G"] + copts
     return nvcc_options(
@@ -155,9 +157,9 @@ def target_options(ctx, staged, cc_toolchain, feature_configuration):
             toolchain_compile_flags(ctx, cc_toolchain, feature_configuration),
             nvcc_sets_std = _sets_std(copts),
         ),
-        host_copts = ctx.attr._host_copts[BuildSettingInfo].value + ctx.attr.host_copts,
-        ptxasopts = ctx.attr.ptxasopts,
-        local_defines = ctx.attr.local_defines + ctx.attr.host_local_defines,
+        host_copts = ctx.attr._host_copts[BuildSettingInfo].value + attrs.host_copts,
+        ptxasopts = attrs.ptxasopts,
+        local_defines = attrs.local_defines,
         optf = ctx.file.optf,
     )
 
@@ -169,13 +171,14 @@ def split_srcs(ctx):
         hdrs = [f for f in ctx.files.srcs if f.extension in HDR_EXTENSIONS],
     )
 
-def compilation(ctx, cuda, srcs):
+def compilation(ctx, cuda, srcs, attrs):
     """What the target's sources compile against.
 
     Args:
       ctx: the rule context.
       cuda: CudaToolchainInfo.
       srcs: struct from split_srcs.
+      attrs: struct from make_variables.expanded_attributes.
 
     Returns:
       struct(
@@ -185,6 +188,7 @@ def compilation(ctx, cuda, srcs):
         deps_cc = list of CcInfo below this target for dependents: deps, implementation_deps (their
           linking only), the CUDA runtime,
         headers = depset of File a .cu file may include,
+        host_copts, local_defines = the target's, expanded (for its C/C++ sources),
       ).
     """
     own = CcInfo(compilation_context = cc_common.create_compilation_context(
@@ -197,7 +201,7 @@ def compilation(ctx, cuda, srcs):
                 join_path(ctx.bin_dir.path, ctx.label.workspace_root, ctx.label.package, inc),
             ]
         ]),
-        defines = depset(ctx.attr.defines + ctx.attr.host_defines),
+        defines = depset(attrs.defines),
     ))
     runtime = ctx.attr._runtime[CcInfo]
     deps = [d[CcInfo] for d in ctx.attr.deps if CcInfo in d]
@@ -214,6 +218,8 @@ def compilation(ctx, cuda, srcs):
         implementation = [i.compilation_context for i in implementation],
         deps_cc = deps + [CcInfo(linking_context = i.linking_context) for i in implementation] + [runtime],
         headers = depset(srcs.hdrs, transitive = [cctx.headers, toolkit_headers]),
+        host_copts = attrs.host_copts,
+        local_defines = attrs.local_defines,
     )
 
 def target_context(ctx):
@@ -241,6 +247,7 @@ def target_context(ctx):
     archs, pinned_list = resolve_archs(ctx)
     staged = is_staged(ctx)
     srcs = split_srcs(ctx)
+    attrs = expanded_attributes(ctx, cc_toolchain, feature_configuration)
     return struct(
         cuda = cuda,
         cc_toolchain = cc_toolchain,
@@ -248,9 +255,9 @@ def target_context(ctx):
         archs = archs,
         pinned_list = pinned_list,
         staged = staged,
-        options = target_options(ctx, staged, cc_toolchain, feature_configuration),
+        options = target_options(ctx, staged, cc_toolchain, feature_configuration, attrs),
         srcs = srcs,
-        comp = compilation(ctx, cuda, srcs),
+        comp = compilation(ctx, cuda, srcs, attrs),
     )
 
 def compile_cu(ctx, *, cuda, cc_toolchain, archs, pinned_list, staged, rdc, variant, comp, options, cu_srcs):
@@ -393,8 +400,8 @@ def compile_cc(ctx, *, cc_toolchain, feature_configuration, comp, srcs):
         # The C++ rules reject header extensions they do not know (.cuh).
         private_hdrs = [h for h in srcs.hdrs if h.extension != "cuh"],
         compilation_contexts = [comp.cctx],
-        user_compile_flags = ctx.attr._host_copts[BuildSettingInfo].value + ctx.attr.host_copts,
-        local_defines = ctx.attr.local_defines + ctx.attr.host_local_defines,
+        user_compile_flags = ctx.attr._host_copts[BuildSettingInfo].value + comp.host_copts,
+        local_defines = comp.local_defines,
     )
     if comp.implementation:
         # What dependents see leaves out implementation_deps (the returned
