@@ -5,7 +5,7 @@ load("@rules_cc//cc:find_cc_toolchain.bzl", "find_cc_toolchain")
 load("@rules_cc//cc/common:cc_common.bzl", "cc_common")
 load("@rules_cc//cc/common:cc_info.bzl", "CcInfo")
 load("//cuda_rules/private:actions/plan.bzl", "in_params_file")
-load("//cuda_rules/private:archs.bzl", "device_link_archs", "parse_archs", "pinned_arch_list")
+load("//cuda_rules/private:archs.bzl", "device_link_archs", "parse_archs", "pinned_arch_list", "toolkit_archs_error")
 load("//cuda_rules/private:compile/host_flags.bzl", "classify_host_flags", "toolchain_compile_flags")
 load("//cuda_rules/private:compile/make_variables.bzl", "expanded_attributes")
 load("//cuda_rules/private:compile/nvcc_args.bzl", "join_path", "nvcc_common_args", "nvcc_options")
@@ -13,7 +13,7 @@ load("//cuda_rules/private:compile/staged.bzl", "staged_compile")
 load("//cuda_rules/private:compile/unstaged.bzl", "unstaged_compile")
 load("//cuda_rules/private:device_debug.bzl", "device_debug_requested")
 load("//cuda_rules/private:labels.bzl", "display_label")
-load("//cuda_rules/private:nvcc_options.bzl", "check_nvcc_options")
+load("//cuda_rules/private:nvcc_options.bzl", "check_known_options", "check_nvcc_options")
 load("//cuda_rules/private:providers.bzl", "CudaArchConfigInfo", "CudaObjectsInfo")
 load("//cuda_rules/private:toolchain.bzl", "find_cuda_toolchain")
 
@@ -126,13 +126,20 @@ def resolve_archs(ctx):
         fail(archs.error)
     return archs, pinned_arch_list(archs, config.shipped)
 
+def check_toolkit_archs(ctx, cuda, archs):
+    """Fails analysis, in one line, when the selected toolkit does not build one of the target's archs."""
+    origin = "the `archs` attribute" if ctx.attr.archs else ctx.attr._arch_config[CudaArchConfigInfo].archs_origin
+    error = toolkit_archs_error(display_label(ctx.label), archs, origin, cuda.version, cuda.supported_archs)
+    if error:
+        fail(error)
+
 def is_staged(ctx):
     return ctx.attr._staged[BuildSettingInfo].value if ctx.attr.staged == -1 else ctx.attr.staged == 1
 
 def _sets_std(copts):
     return [o for o in copts if o.startswith("-std=") or o.startswith("--std=") or o in ("-std", "--std")] != []
 
-def target_options(ctx, staged, cc_toolchain, feature_configuration, attrs):
+def target_options(ctx, staged, cc_toolchain, feature_configuration, attrs, version):
     """The target's nvcc options (the C++ toolchain's flags, the build's flags, then the target's), checked.
 
     Args:
@@ -141,6 +148,7 @@ def target_options(ctx, staged, cc_toolchain, feature_configuration, attrs):
       cc_toolchain: the C++ toolchain.
       feature_configuration: the target's feature configuration.
       attrs: struct from make_variables.expanded_attributes: the target's options and defines, expanded.
+      version: the toolkit's version (the nvcc options a staged target may use depend on it).
 
     Returns:
       A struct from nvcc_args.nvcc_options.
@@ -148,6 +156,10 @@ def target_options(ctx, staged, cc_toolchain, feature_configuration, attrs):
     flag_copts = ctx.attr._copts[BuildSettingInfo].value
     check_nvcc_options(ctx.label, _COPTS_FLAG, flag_copts, staged)
     check_nvcc_options(ctx.label, "copts", attrs.copts, staged)
+    if staged:
+        # nvcc's plan is the planner's input: an option it does not know fails here, in one line.
+        check_known_options(display_label(ctx.label), _COPTS_FLAG, flag_copts, version)
+        check_known_options(display_label(ctx.label), "copts", attrs.copts, version)
     copts = flag_copts + attrs.copts
     if device_debug_requested(ctx.label, ctx.attr._device_debug[BuildSettingInfo].value):
         copts = ["-G"] + copts
@@ -245,6 +257,7 @@ def target_context(ctx):
         unsupported_features = ctx.disabled_features,
     )
     archs, pinned_list = resolve_archs(ctx)
+    check_toolkit_archs(ctx, cuda, archs)
     staged = is_staged(ctx)
     srcs = split_srcs(ctx)
     attrs = expanded_attributes(ctx, cc_toolchain, feature_configuration)
@@ -255,7 +268,7 @@ def target_context(ctx):
         archs = archs,
         pinned_list = pinned_list,
         staged = staged,
-        options = target_options(ctx, staged, cc_toolchain, feature_configuration, attrs),
+        options = target_options(ctx, staged, cc_toolchain, feature_configuration, attrs, cuda.version),
         srcs = srcs,
         comp = compilation(ctx, cuda, srcs, attrs),
     )
