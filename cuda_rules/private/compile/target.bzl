@@ -364,21 +364,36 @@ def compile_cu(ctx, *, cuda, cc_toolchain, archs, pinned_list, staged, rdc, vari
 # /bin/sh with the path in double quotes, where these keep a meaning.
 _NVCC_PATH_CHARACTERS = ["\"", "$", "`", "\\", "\n"]
 
+# Starlark has no ord(): the printable ASCII characters, space to ~.
+_PRINTABLE_ASCII = " !\"#$%&'()*+,-./0123456789:;<=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[\\]^_`abcdefghijklmnopqrstuvwxyz{|}~"
+
+def _describe_characters(path):
+    """The characters of `path` no staged compile can carry, as words for a message ("" if none)."""
+    bad = [c for c in _NVCC_PATH_CHARACTERS if c in path]
+    words = ["newline" if c == "\n" else c for c in bad]
+
+    # Anything outside printable ASCII: control characters, and every byte of
+    # a UTF-8 name (Bazel's strings hold a file name's bytes one per
+    # character), which reaches the plan's layout as other characters.
+    if [c for c in path.elems() if c not in _PRINTABLE_ASCII and c != "\n"]:
+        words.append("characters outside printable ASCII")
+    return " ".join(words)
+
 def check_source_path(label, src):
-    """Fails analysis naming the file and the characters when nvcc cannot compile a source at this path.
+    """Fails analysis naming the file and the characters when nvcc or Bazel cannot carry a source's path.
 
     Args:
       label: the target, for the message.
       src: File, a .cu source.
     """
-    bad = [c for c in _NVCC_PATH_CHARACTERS if c in src.path]
+    bad = _describe_characters(src.path)
     if bad:
         fail(("{}: {}: nvcc cannot compile a source whose path holds {} (it runs its stages through /bin/sh " +
-              "with the path in double quotes, where these characters keep their meaning). Fix: rename the file " +
-              "(or its directory).").format(
+              "with the path in double quotes, where $ ` \\ \" keep their meaning, and a name outside printable " +
+              "ASCII does not reach the stages as the same bytes). Fix: rename the file (or its directory).").format(
             display_label(label),
             src.short_path,
-            " ".join(["newline" if c == "\n" else c for c in bad]),
+            bad,
         ))
 
 def check_lto(ctx, archs, rdc):
