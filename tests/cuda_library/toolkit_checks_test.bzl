@@ -1,9 +1,9 @@
 """Archs the selected toolkit does not build, and nvcc options the planner does not know, fail analysis in one line."""
 
 load("@bazel_skylib//lib:unittest.bzl", "analysistest", "asserts", "unittest")
-load("//cuda_rules/private:extension.bzl", "DEFAULT_TOOLKIT")
-load("//cuda_rules/private:nvcc_option_table.bzl", "CASES", "NVCC_VERSIONS")
-load("//cuda_rules/private:nvcc_options.bzl", "known_nvcc_options", "unknown_options")
+load("//cuda_rules/private:extension.bzl", "DEFAULT_TOOLKIT")  # buildifier: disable=bzl-visibility
+load("//cuda_rules/private:nvcc_option_table.bzl", "CASES", "NVCC_VERSIONS")  # buildifier: disable=bzl-visibility
+load("//cuda_rules/private:nvcc_options.bzl", "known_nvcc_options", "unknown_options")  # buildifier: disable=bzl-visibility
 load("//tests/common:analysis.bzl", "ARCHS_SETTING", "only_action")
 load("//tests/common:suite.bzl", "test_suite_of")
 

@@ -127,7 +127,13 @@ def resolve_archs(ctx):
     return archs, pinned_arch_list(archs, config.shipped)
 
 def check_toolkit_archs(ctx, cuda, archs):
-    """Fails analysis, in one line, when the selected toolkit does not build one of the target's archs."""
+    """Fails analysis, in one line, when the selected toolkit does not build one of the target's archs.
+
+    Args:
+      ctx: the rule context (the label, where the archs come from).
+      cuda: CudaToolchainInfo of the selected toolkit.
+      archs: a struct from archs.parse_archs.
+    """
     origin = "the `archs` attribute" if ctx.attr.archs else ctx.attr._arch_config[CudaArchConfigInfo].archs_origin
     error = toolkit_archs_error(display_label(ctx.label), archs, origin, cuda.version, cuda.supported_archs)
     if error:
