@@ -86,6 +86,10 @@ def toolkit_checks_test_suite(name):
             "never": _NO_COMMAND_LINE,
         }),
         "arch_variants_analyse_test": (analyses_test, {"target_under_test": ":arch_variants", "mnemonic": "CudaPlan"}),
+        "unsupported_arch_without_cu_analyses_test": (analyses_test, {
+            "target_under_test": ":unsupported_arch_without_cu",
+            "mnemonic": "CppCompile",
+        }),
         "unknown_copt_test": (failure_test, {
             "target_under_test": ":unknown_copt",
             "messages": [

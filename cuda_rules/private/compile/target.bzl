@@ -263,9 +263,10 @@ def target_context(ctx):
         unsupported_features = ctx.disabled_features,
     )
     archs, pinned_list = resolve_archs(ctx)
-    check_toolkit_archs(ctx, cuda, archs)
     staged = is_staged(ctx)
     srcs = split_srcs(ctx)
+    if srcs.cu:
+        check_toolkit_archs(ctx, cuda, archs)
     attrs = expanded_attributes(ctx, cc_toolchain, feature_configuration)
     return struct(
         cuda = cuda,
