@@ -20,9 +20,10 @@ import sys
 if __package__ in (None, ""):  # run as a plain script: import from this checkout
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+from tests.faults import fault_table  # noqa: E402
 from tools.nvcc_plan import stages  # noqa: E402
 
-DOCS_WITH_REGIONS = ["README.md", "docs/cuda_library.md", "docs/migrating.md", "docs/toolkits.md"]
+DOCS_WITH_REGIONS = ["README.md", "docs/cuda_library.md", "docs/migrating.md", "docs/remote.md", "docs/toolkits.md"]
 API = ["defs", "providers", "toolchain", "extensions"]
 
 _REGION = re.compile(r"(<!-- generated: ([a-z_]+) -->)(.*?)(<!-- end generated -->)", re.S)
@@ -73,6 +74,7 @@ def regions(root):
         "hermetic_versions": _table_versions(root, "cuda_rules/private/repo/cuda_versions.bzl"),
         "debian_versions": _table_versions(root, "cuda_rules/private/repo/cuda_debs.bzl"),
         "mnemonics": ", ".join("`%s`" % m for m in stages.pipeline_mnemonics()),
+        "faults_table": fault_table.markdown_table(),
     }
 
 

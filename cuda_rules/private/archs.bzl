@@ -204,3 +204,61 @@ def pinned_arch_list(archs, shipped):
     if outside_shipped(archs, shipped):
         return ""
     return arch_list(shipped)
+
+def _number(arch):
+    digits, _ = _arch_number(arch)
+    return int(digits)
+
+def unsupported_archs(archs, supported):
+    """The archs of a parsed set that a toolkit does not build, spelled as in the set.
+
+    Args:
+      archs: a struct from parse_archs.
+      supported: the archs the toolkit builds (CudaToolchainInfo.supported_archs); empty: unknown.
+
+    Returns:
+      A list of arch names (sm_NN, compute_NN, lto_NN), empty when all are built or nothing is known.
+    """
+    if not supported:
+        return []
+    out = []
+    for v in archs.virtuals:
+        missing = [r for r in v.reals if r not in supported]
+        if v.ptx and v.virtual not in supported:
+            missing.append(v.virtual)
+        if v.lto and lto_arch(v) not in supported:
+            missing.append(lto_arch(v))
+        if not missing and v.virtual not in supported:
+            missing.append(v.virtual)  # reals it builds, but not from this virtual arch
+        out.extend([m for m in missing if m not in out])
+    return out
+
+def toolkit_archs_error(label, archs, origin, version, supported):
+    """The one-line message for archs the selected toolkit does not build, or None.
+
+    Args:
+      label: the target, for the message.
+      archs: a struct from parse_archs.
+      origin: where the archs come from (the attribute, the build setting, the shipped set).
+      version: the toolkit's version.
+      supported: CudaToolchainInfo.supported_archs.
+
+    Returns:
+      A string or None.
+    """
+    missing = unsupported_archs(archs, supported)
+    if not missing:
+        return None
+    reals = sorted([_number(a) for a in supported if a.startswith("sm_")])
+    builds = "sm_{} to sm_{}".format(reals[0], reals[-1]) if reals else ", ".join(supported)
+    return ("{label}: {archs} ({origin}) {verb} not built by CUDA {version}, whose nvcc builds {builds} " +
+            "(`nvcc --list-gpu-code`; a and f variants: `nvcc --help`). Fix: choose archs CUDA {version} builds, " +
+            "or select a CUDA version that builds {archs} with --@rules_cuda_stages//cuda_rules:toolkit " +
+            "(docs/toolkits.md).").format(
+        label = label,
+        archs = ", ".join(missing),
+        origin = origin,
+        verb = "is" if len(missing) == 1 else "are",
+        version = version,
+        builds = builds,
+    )

@@ -1,4 +1,6 @@
-"""The nvcc options a target may not pass, and why: the rules set them, or they cannot be staged."""
+"""The nvcc options a target may not pass, and why: the rules set them, they cannot be staged, or the planner does not know them."""
+
+load("//cuda_rules/private:nvcc_option_table.bzl", "FORWARD_UNKNOWN", "NVCC_OPTIONS", "NVCC_VERSIONS", "UNDOCUMENTED")
 
 visibility(["//cuda_rules/...", "//tests/..."])
 
@@ -123,3 +125,87 @@ def check_link_options(label, linkopts):
             fail(("{label}: '{opt}' in `linkopts` is an option of nvcc's device link, but `linkopts` (and " +
                   "`host_linkopts`) are the host linker's here, as in the C++ rules. Fix: move it to `dlinkopts` " +
                   "(rules_cuda's `linkopts` are device link options).").format(label = label, opt = opt))
+
+def known_nvcc_options(version):
+    """{option: takes a value} the planner knows for a CUDA version (every known version's for another one).
+
+    Args:
+      version: the toolkit's version, e.g. "13.0".
+
+    Returns:
+      A dict. tools/nvcc_plan/nvcc_options.py's table_options is the same.
+    """
+    known = {}
+    for name, (takes_value, versions) in NVCC_OPTIONS.items():
+        if version in NVCC_VERSIONS and version not in versions:
+            continue
+        known[name] = takes_value
+    known.update(UNDOCUMENTED)
+    return known
+
+def unknown_options(options, known):
+    """The options nvcc's planner would not know, as [[option, why]], in order.
+
+    Mirrors tools/nvcc_plan/nvcc_options.py's unknown_options (both are checked
+    on the same cases: //tests/cuda_library:nvcc_option_cases_test).
+
+    Args:
+      options: the words of a target's nvcc options.
+      known: from known_nvcc_options.
+
+    Returns:
+      A list of [option, why].
+    """
+    for o in options:
+        if o in FORWARD_UNKNOWN:
+            return []
+    out = []
+    skip = False
+    for i, option in enumerate(options):
+        if skip:
+            skip = False
+            continue
+        if not option.startswith("-") or option == "-":
+            out.append([option, "not an option (nvcc would compile it as an input file)"])
+            continue
+        name, eq, _ = option.partition("=")
+        if name in known:
+            if known[name] and not eq:
+                if i + 1 >= len(options):
+                    out.append([option, "it needs a value"])
+                skip = True  # its value
+            elif not known[name] and eq:
+                out.append([option, "it takes no value"])
+            continue
+        if not option.startswith("--") and len(option) > 2 and known.get(option[:2]):
+            continue  # a one-letter option with its value attached: -O3, -DX, -I/x, -t4
+        out.append([option, "not an nvcc option"])
+    return out
+
+def check_known_options(label, attr_name, options, version):
+    """Fails analysis, in one line, for the first option the planner does not know (staged targets).
+
+    Args:
+      label: the target, for the message.
+      attr_name: where the options came from, for the message.
+      options: list of strings.
+      version: the toolkit's version.
+    """
+    unknown = unknown_options(options, known_nvcc_options(version))
+    if not unknown:
+        return
+    option, why = unknown[0]
+    if why == "not an nvcc option":
+        problem = "is not an option of CUDA {}'s nvcc".format(version)
+    else:
+        problem = "is not valid for CUDA {}'s nvcc: {}".format(version, why)
+    fail(("{label}: '{option}' in `{attr}` {problem} (the planner knows the options `nvcc --help` lists for " +
+          "CUDA {versions}, and -Xcudafe, -Xcicc, -Xfatbin). Fix: correct it (`nvcc --help`), give a host compiler " +
+          "option to host_copts and a ptxas option to ptxasopts, or, for an option nvcc takes that the planner does " +
+          "not know, set staged = False on the target.").format(
+        label = label,
+        option = option,
+        attr = attr_name,
+        problem = problem,
+        versions = ", ".join(NVCC_VERSIONS),
+    ))

@@ -38,6 +38,9 @@ CudaToolchainInfo = provider(
     doc = "A CUDA toolkit, as files and labels (never absolute paths).",
     fields = {
         "version": "string: the toolkit version, e.g. \"13.0\".",
+        "supported_archs": "list of string: the archs this toolkit's nvcc builds (the values `nvcc --help` allows for " +
+                           "--gpu-code: compute_NN, sm_NN, lto_NN, with a/f variants), read by the toolkit repository; " +
+                           "empty when it could not run that nvcc (a toolkit for another platform): then unchecked.",
         "nvcc": "File: bin/nvcc.",
         "nvcc_files": "depset of File: what `nvcc --dryrun` reads (nvcc.profile, a header of each include directory).",
         "cudafe": "File: bin/cudafe++.",

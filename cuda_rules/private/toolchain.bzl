@@ -79,6 +79,7 @@ def _cuda_toolchain_impl(ctx):
     nvcc = ctx.file.nvcc
     cuda = CudaToolchainInfo(
         version = ctx.attr.version,
+        supported_archs = ctx.attr.supported_archs,
         nvcc = nvcc,
         nvcc_files = depset([nvcc], transitive = [_files(ctx.attr.nvcc_files)]),
         cudafe = ctx.file.cudafe,
@@ -120,6 +121,7 @@ cuda_toolchain = rule(
         "headers": attr.label(mandatory = True, doc = "The toolkit's include tree (filegroup)."),
         "compiler_files": attr.label(mandatory = True, cfg = "exec", doc = "Everything nvcc runs or reads."),
         "runtime": attr.label(mandatory = True, providers = [CcInfo], doc = "The CUDA runtime library (cc_library)."),
+        "supported_archs": attr.string_list(doc = "The archs the toolkit's nvcc builds (its `nvcc --help`: the values of --gpu-code); empty: unknown."),
         "max_gcc": attr.int(doc = "The newest gcc major the toolkit accepts as host compiler (crt/host_config.h); 0: unknown."),
         "host_compiler_check": attr.bool(default = True, doc = "Fail analysis when the C++ toolchain's gcc is newer than max_gcc."),
         "_cc_toolchain": attr.label(

@@ -125,6 +125,12 @@ class Checkout:
             raise AssertionError("`%s` failed:\n%s" % (" ".join(cmd), proc.stderr[-6000:]))
         return proc.stdout
 
+    def bazel_result(self, *args):
+        """Runs Bazel in this checkout; returns (exit code, stdout, stderr), whatever the exit code."""
+        cmd, env = self._command(args)
+        proc = subprocess.run(cmd, cwd=self.dir, env=env, capture_output=True, text=True)
+        return proc.returncode, proc.stdout, proc.stderr
+
     def bazel_stderr(self, *args):
         """Runs Bazel in this checkout; returns its stderr (Bazel's messages), raises AssertionError on failure."""
         cmd, env = self._command(args)

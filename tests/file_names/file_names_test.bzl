@@ -33,6 +33,11 @@ def file_names_test_suite(name):
             "file": "tests/file_names/dollar$x.cu",
             "characters": "$",
         }),
+        "non_ascii_rejected_test": (rejected_test, {
+            "target_under_test": ":non_ascii",
+            "file": "tests/file_names/ключ.cu",
+            "characters": "characters outside printable ASCII",
+        }),
         "double_quote_rejected_test": (rejected_test, {
             "target_under_test": ":double_quote",
             "file": "tests/file_names/quote\"x.cu",

@@ -5,14 +5,15 @@ load("@rules_cc//cc:find_cc_toolchain.bzl", "find_cc_toolchain")
 load("@rules_cc//cc/common:cc_common.bzl", "cc_common")
 load("@rules_cc//cc/common:cc_info.bzl", "CcInfo")
 load("//cuda_rules/private:actions/plan.bzl", "in_params_file")
-load("//cuda_rules/private:archs.bzl", "device_link_archs", "parse_archs", "pinned_arch_list")
+load("//cuda_rules/private:archs.bzl", "device_link_archs", "parse_archs", "pinned_arch_list", "toolkit_archs_error")
 load("//cuda_rules/private:compile/host_flags.bzl", "classify_host_flags", "toolchain_compile_flags")
+load("//cuda_rules/private:compile/make_variables.bzl", "expanded_attributes")
 load("//cuda_rules/private:compile/nvcc_args.bzl", "join_path", "nvcc_common_args", "nvcc_options")
 load("//cuda_rules/private:compile/staged.bzl", "staged_compile")
 load("//cuda_rules/private:compile/unstaged.bzl", "unstaged_compile")
 load("//cuda_rules/private:device_debug.bzl", "device_debug_requested")
 load("//cuda_rules/private:labels.bzl", "display_label")
-load("//cuda_rules/private:nvcc_options.bzl", "check_nvcc_options")
+load("//cuda_rules/private:nvcc_options.bzl", "check_known_options", "check_nvcc_options")
 load("//cuda_rules/private:providers.bzl", "CudaArchConfigInfo", "CudaObjectsInfo")
 load("//cuda_rules/private:toolchain.bzl", "find_cuda_toolchain")
 
@@ -125,13 +126,26 @@ def resolve_archs(ctx):
         fail(archs.error)
     return archs, pinned_arch_list(archs, config.shipped)
 
+def check_toolkit_archs(ctx, cuda, archs):
+    """Fails analysis, in one line, when the selected toolkit does not build one of the target's archs.
+
+    Args:
+      ctx: the rule context (the label, where the archs come from).
+      cuda: CudaToolchainInfo of the selected toolkit.
+      archs: a struct from archs.parse_archs.
+    """
+    origin = "the `archs` attribute" if ctx.attr.archs else ctx.attr._arch_config[CudaArchConfigInfo].archs_origin
+    error = toolkit_archs_error(display_label(ctx.label), archs, origin, cuda.version, cuda.supported_archs)
+    if error:
+        fail(error)
+
 def is_staged(ctx):
     return ctx.attr._staged[BuildSettingInfo].value if ctx.attr.staged == -1 else ctx.attr.staged == 1
 
 def _sets_std(copts):
     return [o for o in copts if o.startswith("-std=") or o.startswith("--std=") or o in ("-std", "--std")] != []
 
-def target_options(ctx, staged, cc_toolchain, feature_configuration):
+def target_options(ctx, staged, cc_toolchain, feature_configuration, attrs, version):
     """The target's nvcc options (the C++ toolchain's flags, the build's flags, then the target's), checked.
 
     Args:
@@ -139,14 +153,20 @@ def target_options(ctx, staged, cc_toolchain, feature_configuration):
       staged: whether the target compiles in stages.
       cc_toolchain: the C++ toolchain.
       feature_configuration: the target's feature configuration.
+      attrs: struct from make_variables.expanded_attributes: the target's options and defines, expanded.
+      version: the toolkit's version (the nvcc options a staged target may use depend on it).
 
     Returns:
       A struct from nvcc_args.nvcc_options.
     """
     flag_copts = ctx.attr._copts[BuildSettingInfo].value
     check_nvcc_options(ctx.label, _COPTS_FLAG, flag_copts, staged)
-    check_nvcc_options(ctx.label, "copts", ctx.attr.copts, staged)
-    copts = flag_copts + ctx.attr.copts
+    check_nvcc_options(ctx.label, "copts", attrs.copts, staged)
+    if staged:
+        # nvcc's plan is the planner's input: an option it does not know fails here, in one line.
+        check_known_options(display_label(ctx.label), _COPTS_FLAG, flag_copts, version)
+        check_known_options(display_label(ctx.label), "copts", attrs.copts, version)
+    copts = flag_copts + attrs.copts
     if device_debug_requested(ctx.label, ctx.attr._device_debug[BuildSettingInfo].value):
         copts = ["-G"] + copts
     return nvcc_options(
@@ -155,9 +175,9 @@ def target_options(ctx, staged, cc_toolchain, feature_configuration):
             toolchain_compile_flags(ctx, cc_toolchain, feature_configuration),
             nvcc_sets_std = _sets_std(copts),
         ),
-        host_copts = ctx.attr._host_copts[BuildSettingInfo].value + ctx.attr.host_copts,
-        ptxasopts = ctx.attr.ptxasopts,
-        local_defines = ctx.attr.local_defines + ctx.attr.host_local_defines,
+        host_copts = ctx.attr._host_copts[BuildSettingInfo].value + attrs.host_copts,
+        ptxasopts = attrs.ptxasopts,
+        local_defines = attrs.local_defines,
         optf = ctx.file.optf,
     )
 
@@ -169,13 +189,14 @@ def split_srcs(ctx):
         hdrs = [f for f in ctx.files.srcs if f.extension in HDR_EXTENSIONS],
     )
 
-def compilation(ctx, cuda, srcs):
+def compilation(ctx, cuda, srcs, attrs):
     """What the target's sources compile against.
 
     Args:
       ctx: the rule context.
       cuda: CudaToolchainInfo.
       srcs: struct from split_srcs.
+      attrs: struct from make_variables.expanded_attributes.
 
     Returns:
       struct(
@@ -185,6 +206,7 @@ def compilation(ctx, cuda, srcs):
         deps_cc = list of CcInfo below this target for dependents: deps, implementation_deps (their
           linking only), the CUDA runtime,
         headers = depset of File a .cu file may include,
+        host_copts, local_defines = the target's, expanded (for its C/C++ sources),
       ).
     """
     own = CcInfo(compilation_context = cc_common.create_compilation_context(
@@ -197,7 +219,7 @@ def compilation(ctx, cuda, srcs):
                 join_path(ctx.bin_dir.path, ctx.label.workspace_root, ctx.label.package, inc),
             ]
         ]),
-        defines = depset(ctx.attr.defines + ctx.attr.host_defines),
+        defines = depset(attrs.defines),
     ))
     runtime = ctx.attr._runtime[CcInfo]
     deps = [d[CcInfo] for d in ctx.attr.deps if CcInfo in d]
@@ -214,6 +236,8 @@ def compilation(ctx, cuda, srcs):
         implementation = [i.compilation_context for i in implementation],
         deps_cc = deps + [CcInfo(linking_context = i.linking_context) for i in implementation] + [runtime],
         headers = depset(srcs.hdrs, transitive = [cctx.headers, toolkit_headers]),
+        host_copts = attrs.host_copts,
+        local_defines = attrs.local_defines,
     )
 
 def target_context(ctx):
@@ -241,6 +265,9 @@ def target_context(ctx):
     archs, pinned_list = resolve_archs(ctx)
     staged = is_staged(ctx)
     srcs = split_srcs(ctx)
+    if srcs.cu:
+        check_toolkit_archs(ctx, cuda, archs)
+    attrs = expanded_attributes(ctx, cc_toolchain, feature_configuration)
     return struct(
         cuda = cuda,
         cc_toolchain = cc_toolchain,
@@ -248,9 +275,9 @@ def target_context(ctx):
         archs = archs,
         pinned_list = pinned_list,
         staged = staged,
-        options = target_options(ctx, staged, cc_toolchain, feature_configuration),
+        options = target_options(ctx, staged, cc_toolchain, feature_configuration, attrs, cuda.version),
         srcs = srcs,
-        comp = compilation(ctx, cuda, srcs),
+        comp = compilation(ctx, cuda, srcs, attrs),
     )
 
 def compile_cu(ctx, *, cuda, cc_toolchain, archs, pinned_list, staged, rdc, variant, comp, options, cu_srcs):
@@ -344,21 +371,36 @@ def compile_cu(ctx, *, cuda, cc_toolchain, archs, pinned_list, staged, rdc, vari
 # /bin/sh with the path in double quotes, where these keep a meaning.
 _NVCC_PATH_CHARACTERS = ["\"", "$", "`", "\\", "\n"]
 
+# Starlark has no ord(): the printable ASCII characters, space to ~.
+_PRINTABLE_ASCII = " !\"#$%&'()*+,-./0123456789:;<=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[\\]^_`abcdefghijklmnopqrstuvwxyz{|}~"
+
+def _describe_characters(path):
+    """The characters of `path` no staged compile can carry, as words for a message ("" if none)."""
+    bad = [c for c in _NVCC_PATH_CHARACTERS if c in path]
+    words = ["newline" if c == "\n" else c for c in bad]
+
+    # Anything outside printable ASCII: control characters, and every byte of
+    # a UTF-8 name (Bazel's strings hold a file name's bytes one per
+    # character), which reaches the plan's layout as other characters.
+    if [c for c in path.elems() if c not in _PRINTABLE_ASCII and c != "\n"]:
+        words.append("characters outside printable ASCII")
+    return " ".join(words)
+
 def check_source_path(label, src):
-    """Fails analysis naming the file and the characters when nvcc cannot compile a source at this path.
+    """Fails analysis naming the file and the characters when nvcc or Bazel cannot carry a source's path.
 
     Args:
       label: the target, for the message.
       src: File, a .cu source.
     """
-    bad = [c for c in _NVCC_PATH_CHARACTERS if c in src.path]
+    bad = _describe_characters(src.path)
     if bad:
         fail(("{}: {}: nvcc cannot compile a source whose path holds {} (it runs its stages through /bin/sh " +
-              "with the path in double quotes, where these characters keep their meaning). Fix: rename the file " +
-              "(or its directory).").format(
+              "with the path in double quotes, where $ ` \\ \" keep their meaning, and a name outside printable " +
+              "ASCII does not reach the stages as the same bytes). Fix: rename the file (or its directory).").format(
             display_label(label),
             src.short_path,
-            " ".join(["newline" if c == "\n" else c for c in bad]),
+            bad,
         ))
 
 def check_lto(ctx, archs, rdc):
@@ -393,8 +435,8 @@ def compile_cc(ctx, *, cc_toolchain, feature_configuration, comp, srcs):
         # The C++ rules reject header extensions they do not know (.cuh).
         private_hdrs = [h for h in srcs.hdrs if h.extension != "cuh"],
         compilation_contexts = [comp.cctx],
-        user_compile_flags = ctx.attr._host_copts[BuildSettingInfo].value + ctx.attr.host_copts,
-        local_defines = ctx.attr.local_defines + ctx.attr.host_local_defines,
+        user_compile_flags = ctx.attr._host_copts[BuildSettingInfo].value + comp.host_copts,
+        local_defines = comp.local_defines,
     )
     if comp.implementation:
         # What dependents see leaves out implementation_deps (the returned

@@ -243,5 +243,8 @@ cuda_toolchain(
     nvlink = "bin/nvlink",
     ptxas = "bin/ptxas",
     runtime = ":cudart_static",
+    # What this toolkit's nvcc builds (`nvcc --help`, --gpu-code), read when the
+    # repository was fetched; empty if that nvcc could not run here.
+    supported_archs = %{supported_archs},
     version = "%{version}",
 )

@@ -197,6 +197,7 @@ filegroup(name = "header_files", srcs = [])
         "%{origin}": "the local toolkit at " + str(toolkit),
         "%{cccl_include}": _cccl_include(rctx),
         "%{generated}": toolkit_generated(rctx, where, [d for d in _LOCAL_LIB_DIRS if rctx.path(d).exists], local = True, components = []),
+        "%{supported_archs}": repr(nvcc_supported_archs(rctx, True)),
     }, **_host_compiler_substitutions(rctx, True)))
 
 local_toolkit_repository = repository_rule(
@@ -231,6 +232,60 @@ def host_compiler_limits(rctx):
             digits = text[i + len(marker):].split("\n", 1)[0].strip()
             return {"gcc": int(digits)} if digits.isdigit() else {}
     return {}
+
+def allowed_gpu_codes(help_text):
+    """The values `nvcc --help` allows for --gpu-code (compute_NN, sm_NN, lto_NN, a/f variants), sorted.
+
+    tools/nvcc_plan/nvcc_options.py's parse_help reads the same text the same
+    way (//tests/toolkit:supported_archs_test compares the two).
+
+    Args:
+      help_text: the output of `nvcc --help`.
+
+    Returns:
+      A list of strings; empty if the text has no such list.
+    """
+    out = []
+    in_gpu_code = False
+    in_values = False
+    for line in help_text.splitlines():
+        if line.startswith("--"):
+            in_gpu_code = line.split(" ")[0] == "--gpu-code"
+            in_values = False
+            continue
+        if not in_gpu_code:
+            continue
+        marker = "Allowed values for this option:"
+        if marker in line:
+            in_values = True
+            line = line[line.find(marker) + len(marker):]
+        elif not in_values or not line.strip().startswith("'"):
+            in_values = False
+            continue
+        for part in line.split("'")[1::2]:
+            kind, _, number = part.partition("_")
+            digits = number.rstrip("af")
+            if kind in ("sm", "compute", "lto") and digits.isdigit() and len(number) - len(digits) <= 1:
+                out.append(part)
+    return sorted({a: True for a in out}.keys())
+
+def nvcc_supported_archs(rctx, runnable):
+    """The archs the repository's bin/nvcc builds, from its own `nvcc --help`; [] when it cannot run here.
+
+    Args:
+      rctx: the repository_ctx of a toolkit repository (bin/nvcc at its root).
+      runnable: whether this machine can run the toolkit's programs (its platform is the host's).
+
+    Returns:
+      A list of strings.
+    """
+    nvcc = rctx.path("bin/nvcc")
+    if not runnable or not nvcc.exists:
+        return []
+    result = rctx.execute([nvcc, "--help"], timeout = 60)
+    if result.return_code != 0:
+        return []
+    return allowed_gpu_codes(result.stdout)
 
 def _host_compiler_substitutions(rctx, check):
     return {
@@ -406,6 +461,7 @@ def _hermetic_toolkit_repository_impl(rctx):
         "%{origin}": origin + " for " + describe(platform),
         "%{cccl_include}": _cccl_include(rctx),
         "%{generated}": toolkit_generated(rctx, "the hermetic CUDA {} toolkit for {}".format(version, describe(platform)), ["lib"], local = False, components = components),
+        "%{supported_archs}": repr(nvcc_supported_archs(rctx, platform == host_platform(rctx))),
     }, **_host_compiler_substitutions(rctx, rctx.attr.host_compiler_check)))
 
 hermetic_toolkit_repository = repository_rule(
