@@ -5,7 +5,7 @@ visibility(["//cuda_rules/...", "//tests/..."])
 CudaInfo = provider(
     doc = "Device code a cuda_library produced, per source and arch.",
     fields = {
-        "objects": "depset of File: the objects of the target's .cu files (one per .cu, each embedding a fatbinary), " +
+        "objects": "depset of File: the objects of the target's CUDA sources (one per source, each embedding a fatbinary), " +
                    "and of the cuda_objects it archives.",
         "ptx": "depset of File: PTX per virtual arch (compute_XX/<stem>.ptx).",
         "cubins": "depset of File: cubins per real arch (compute_XX/sm_YY/<stem>.cubin).",

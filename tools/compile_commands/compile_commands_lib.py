@@ -1,4 +1,4 @@
-"""compile_commands.json for a Bazel workspace: every .cu source of cuda_library / cuda_objects and every C++ source.
+"""compile_commands.json for a Bazel workspace: every CUDA source of cuda_library / cuda_objects (.cu and C++ files) and every other C/C++ source.
 
 Read from `bazel aquery` (no build): for a .cu file, the nvcc command its
 CudaPlan action plans from (staged) or its CudaCompile action runs

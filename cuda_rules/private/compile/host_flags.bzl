@@ -34,7 +34,7 @@ DROPPED = {
     "-S": _OUTPUTS,
     "-E": _OUTPUTS,
     "-o": _OUTPUTS,
-    "-x": "nvcc compiles .cu files as CUDA",
+    "-x": "the rules choose the language (-x cu for C++ sources)",
     "-M": _DEPS,
     "-MM": _DEPS,
     "-MD": _DEPS,

@@ -57,11 +57,12 @@ def _split(name, srcs, deps, kwargs):
     return [":" + dlink]
 
 def cuda_binary(name, srcs = [], deps = [], **kwargs):
-    """A cc_binary whose sources may be .cu files (compiled by a cuda_library in stages).
+    """A cc_binary whose sources are CUDA (.cu and C++ files, compiled by a cuda_library in stages).
 
     Args:
       name: the binary's name.
-      srcs: .cu, C/C++ sources and private headers.
+      srcs: CUDA sources (.cu, and C++ files compiled with nvcc -x cu, as in rules_cuda), C sources
+        and private headers.
       deps: cuda_library / cuda_objects / cc_library dependencies.
       **kwargs: cuda_library attributes (copts, host_copts, ptxasopts, defines, host_defines,
         local_defines, host_local_defines, includes, implementation_deps, optf, archs, staged, hdrs,
@@ -73,11 +74,11 @@ def cuda_binary(name, srcs = [], deps = [], **kwargs):
     cc_binary(name = name, deps = _split(name, srcs, deps, kwargs), **kwargs)
 
 def cuda_test(name, srcs = [], deps = [], **kwargs):
-    """A cc_test whose sources may be .cu files; tag GPU tests with "requires-gpu".
+    """A cc_test whose sources are CUDA (.cu and C++ files); tag GPU tests with "requires-gpu".
 
     Args:
       name: the test's name.
-      srcs: .cu, C/C++ sources and private headers.
+      srcs: as for cuda_binary.
       deps: cuda_library / cuda_objects / cc_library dependencies.
       **kwargs: cuda_library attributes (see cuda_binary), `dlinkopts`, and cc_test attributes.
     """

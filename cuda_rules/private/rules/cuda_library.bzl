@@ -1,4 +1,4 @@
-"""cuda_library: CUDA and C++ sources compiled into a library, one action per nvcc stage."""
+"""cuda_library: CUDA sources (.cu and C++) compiled into a library, one action per nvcc stage."""
 
 load("@rules_cc//cc:find_cc_toolchain.bzl", "use_cc_toolchain")
 load("@rules_cc//cc/common:cc_common.bzl", "cc_common")
@@ -172,9 +172,10 @@ _ATTRS = dict(compile_attrs(aspects = [device_link_inputs_aspect]), **{
 
 cuda_library_rule = rule(
     implementation = _cuda_library_impl,
-    doc = """CUDA and C++ sources compiled into a library usable by cc_binary, cc_library and cuda_library.
+    doc = """CUDA sources compiled into a library usable by cc_binary, cc_library and cuda_library.
 
-Each .cu file is compiled as one Bazel action per nvcc stage (CudaPlan, CudaHostPreprocess,
+Every .cu and C++ source (.cc, .cpp, .cxx: nvcc -x cu, as in rules_cuda) is CUDA, compiled as one
+Bazel action per nvcc stage (CudaPlan, CudaHostPreprocess,
 CudaFrontend, and per arch CudaDevicePreprocess, CudaCicc, CudaPtxas, then CudaFatbinary,
 CudaHostCompile and CudaEmbedFatbin), so caches reuse work per stage and per arch. With rdc = True it
 also device-links the relocatable code below it. Output groups: ptx, ltoir, cubin, fatbin,
@@ -193,7 +194,7 @@ cuda_objects, cuda_plan, device_link.""",
 )
 
 def cuda_library(name, staged = None, target_compatible_with = None, **kwargs):
-    """CUDA and C++ sources compiled into a library; .cu files one Bazel action per nvcc stage.
+    """CUDA sources (.cu and C++ files, as in rules_cuda) compiled into a library, one Bazel action per nvcc stage.
 
     The rule and its attributes: [docs/api/rules.md](rules.md#cuda_library).
 

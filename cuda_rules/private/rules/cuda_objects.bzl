@@ -96,12 +96,12 @@ def _cuda_objects_impl(ctx):
 
 cuda_objects_rule = rule(
     implementation = _cuda_objects_impl,
-    doc = """CUDA (and C++) sources compiled to objects that a cuda_library archives, as in rules_cuda.
+    doc = """CUDA sources (.cu and C++ files) compiled to objects that a cuda_library archives, as in rules_cuda.
 
 A cuda_library lists cuda_objects targets in `deps`: with rdc = True it archives their
 relocatable objects and device-links them with its own code; without rdc, their whole-program
 objects. cuda_objects may depend on other cuda_objects (all end up in the library above). The
-.cu files compile in stages, like cuda_library's. Default output: the relocatable objects;
+sources compile in stages, like cuda_library's. Default output: the relocatable objects;
 output groups objects, rdc_objects, ptx, ltoir, cubin, fatbin, cuda_plan.""",
     attrs = compile_attrs(),
     exec_groups = {
