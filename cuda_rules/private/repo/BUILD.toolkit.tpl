@@ -184,7 +184,9 @@ alias(
     actual = ":cudart_static",
 )
 
-# CCCL (%{cccl_include}): libcu++, CUB and Thrust, header-only.
+# CCCL (%{cccl_include}): libcu++, CUB and Thrust, header-only. They include
+# the runtime's headers (cuda_runtime_api.h, vector_types.h), which come with
+# them, so a plain .cpp over @cuda//:thrust compiles.
 cc_library(
     name = "libcudacxx",
     hdrs = glob(
@@ -195,6 +197,7 @@ cc_library(
         allow_empty = True,
     ),
     includes = ["%{cccl_include}"],
+    deps = [":headers"],
 )
 
 cc_library(

@@ -20,7 +20,10 @@ Per component:
                   deps:   other @cuda//: targets it needs (link and run time);
                   hdrs:   glob patterns under include/ (default: the component's headers);
                   stub:   [header, soname]: a link-only stub library generated from the
-                          header (the real library comes with the driver).
+                          header (the real library comes with the driver);
+                  runtime: "yes": its functions are the CUDA runtime's, so it links the
+                          build's runtime (--@rules_cuda_stages//cuda_rules:runtime).
+                Every target also gets the toolkit's headers (its headers include them).
   redist:       the component's name in NVIDIA's redistrib manifests (redistrib_<version>.json), for
                 toolkits from cuda.redist(...); absent: not part of the CUDA release (cuDNN, NCCL).
   headers:      name prefixes of the files it puts in include/ (for components with a
@@ -374,6 +377,8 @@ CUDA_COMPONENTS = {
                     "cuda_profiler_api.h",
                     "cudaProfiler.h",
                 ],
+                # cudaProfilerStart and cudaProfilerStop are in cudart.
+                "runtime": "yes",
             },
         },
         "toolkit": "yes",

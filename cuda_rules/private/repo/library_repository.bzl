@@ -198,7 +198,7 @@ _STUB_PREFIX = {
     "nvml.h": ("nvml", "DECLDIR"),
 }
 
-def component_targets(rctx, component, spec, lib_dirs, where, strict, headers_dep = None, own_headers = False):
+def component_targets(rctx, component, spec, lib_dirs, where, strict, headers_dep = None, own_headers = False, toolkit_headers = None):
     """BUILD text for the targets of one component found in this repository.
 
     Args:
@@ -213,6 +213,10 @@ def component_targets(rctx, component, spec, lib_dirs, where, strict, headers_de
         their headers are the toolkit's), or None for the component's own headers.
       own_headers: with headers_dep, also the headers of this repository's include/ (CUPTI's
         Debian package has its own).
+      toolkit_headers: without headers_dep, a label of the toolkit's headers every target also
+        gets: a library's headers include the runtime's (cublas_api.h includes driver_types.h,
+        cufft.h cuComplex.h, ...), so `@cuda//:<library>` alone compiles a plain .cpp, as
+        rules_cuda's and CMake's CUDA::<library> do.
 
     Returns:
       (BUILD text, set of target names defined).
@@ -272,6 +276,12 @@ cc_import(
             lines.append(_stub_lines(name, stub[0], stub[1], prefix, macro))
             deps.append(_label(name + "_stub"))
         deps.extend(["\"@cuda//:{}\"".format(d) for d in target.get("deps", [])])
+        if target.get("runtime") == "yes":
+            # Functions of the CUDA runtime: the one the build links (the rules' runtime flag), so a
+            # binary that also has CUDA code links one runtime.
+            deps.append("\"@rules_cuda_stages//cuda_rules:runtime\"")
+        if toolkit_headers and not headers_dep:
+            deps.append(toolkit_headers)
         if headers_dep:
             hdrs = "glob([\"include/**\"], allow_empty = True)" if own_headers else "[]"
             deps.append(headers_dep)
@@ -344,7 +354,7 @@ def _cuda_library_repository_impl(rctx):
     if rctx.attr.headers:
         text, _ = component_targets(rctx, component, spec, ["lib"], what, strict = True, headers_dep = repr(rctx.attr.headers), own_headers = True)
     else:
-        text, _ = component_targets(rctx, component, spec, ["lib"], what, strict = True)
+        text, _ = component_targets(rctx, component, spec, ["lib"], what, strict = True, toolkit_headers = "\"@cuda//:cuda_headers\"")
     rctx.file("BUILD.bazel", build_header(what) + _public_headers_filegroup() + text)
 
 cuda_library_repository = repository_rule(

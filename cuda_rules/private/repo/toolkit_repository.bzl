@@ -127,7 +127,7 @@ def toolkit_generated(rctx, where, lib_dirs, local, components):
         elif spec["toolkit"] != "yes":
             continue
         elif key in components:
-            text, _ = component_targets(rctx, key, spec, lib_dirs, where, strict = True)
+            text, _ = component_targets(rctx, key, spec, lib_dirs, where, strict = True, toolkit_headers = "\":headers\"")
         else:
             text = "".join(["""
 cuda_missing_component(
