@@ -78,7 +78,8 @@ def staged_compile(ctx, *, cuda, cc_files, archs, pinned_list, rdc, variant, use
       planner: FilesToRunProvider of //tools/nvcc_plan:planner.
 
     Returns:
-      struct(obj, device_link_inputs, ltoir, ptx, cubins, fatbin, plan_files).
+      struct(obj, device_link_inputs, ltoir, ptx, cubins, fatbin, plan_files, image): image is
+      CudaInfo.images' entry for the source.
     """
     stem = src.basename.rpartition(".")[0]
     d = declare_compile_files(ctx.actions, base = source_base(ctx, src, variant), stem = stem, archs = archs, rdc = rdc)
@@ -224,4 +225,10 @@ def staged_compile(ctx, *, cuda, cc_files, archs, pinned_list, rdc, variant, use
         cubins = [files["cubin/{}/{}".format(v.virtual, r)] for v in archs.virtuals for r in v.reals],
         fatbin = files["fatbin"],
         plan_files = scripts.values() + [d.layout] + [files[o.key] for o in PLAN_OUTPUTS],
+        image = struct(
+            src = src,
+            fatbin = files["fatbin"],
+            ptx = {v.virtual: files["ptx/" + v.virtual] for v in archs.virtuals},
+            cubins = {r: files["cubin/{}/{}".format(v.virtual, r)] for v in archs.virtuals for r in v.reals},
+        ),
     )

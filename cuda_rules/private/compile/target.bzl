@@ -278,13 +278,14 @@ def compile_cu(ctx, *, cuda, cc_toolchain, archs, pinned_list, staged, rdc, vari
       cu_srcs: list of File, the CUDA sources (split_srcs' `cu`).
 
     Returns:
-      struct(objects, device_link_inputs, ltoir, ptx, cubins, fatbins, plan_files): lists.
+      struct(objects, device_link_inputs, ltoir, ptx, cubins, fatbins, plan_files, images): lists
+      (images: CudaInfo.images).
     """
     if not staged:
         # One nvcc action cannot be given another list: nvcc's own (mixing
         # lists is safe, docs/cuda_library.md "CCCL").
         pinned_list = ""
-    out = struct(objects = [], device_link_inputs = [], ltoir = [], ptx = [], cubins = [], fatbins = [], plan_files = [])
+    out = struct(objects = [], device_link_inputs = [], ltoir = [], ptx = [], cubins = [], fatbins = [], plan_files = [], images = [])
     if not cu_srcs:
         return out
     nvcc_args = nvcc_common_args(
@@ -329,6 +330,7 @@ def compile_cu(ctx, *, cuda, cc_toolchain, archs, pinned_list, staged, rdc, vari
             out.cubins.extend(r.cubins)
             out.fatbins.append(r.fatbin)
             out.plan_files.extend(r.plan_files)
+            out.images.append(r.image)
         else:
             obj = unstaged_compile(
                 ctx,

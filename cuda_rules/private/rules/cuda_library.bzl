@@ -140,6 +140,7 @@ def _cuda_library_impl(ctx):
             pinned_arch_list = t.pinned_list if t.staged else "",
             rdc = rdc,
             device_link_inputs = device_link_inputs,
+            images = own.images,
         ),
         OutputGroupInfo(
             ptx = depset(own.ptx),

@@ -82,6 +82,7 @@ def _cuda_objects_impl(ctx):
             pinned_arch_list = t.pinned_list if t.staged else "",
             rdc = True,
             device_link_inputs = [],
+            images = relocatable.images,
         ),
         OutputGroupInfo(
             objects = depset(variants[False].objects + cc_objects) if False in variants else depset(),
