@@ -124,6 +124,36 @@ def _stage_keys_without_arch_list_test_impl(ctx):
 
 stage_keys_without_arch_list_test = analysistest.make(_stage_keys_without_arch_list_test_impl)
 
+# rules_cuda's default nvcc options -------------------------------------------
+
+def _default_nvcc_options_test_impl(ctx):
+    env = analysistest.begin(ctx)
+    plan = only_action(env, "CudaPlan")
+    if plan:
+        assert_argv_contains(env, plan, ["--extended-lambda", "--expt-relaxed-constexpr"])
+    return analysistest.end(env)
+
+default_nvcc_options_test = analysistest.make(_default_nvcc_options_test_impl)
+
+def _no_default_nvcc_options_test_impl(ctx):
+    env = analysistest.begin(ctx)
+    plan = only_action(env, "CudaPlan")
+    if plan:
+        assert_argv_lacks(env, plan, ["--extended-lambda", "--expt-relaxed-constexpr"])
+    return analysistest.end(env)
+
+no_default_nvcc_options_test = analysistest.make(_no_default_nvcc_options_test_impl)
+
+def _old_lambda_spelling_test_impl(ctx):
+    env = analysistest.begin(ctx)
+    plan = only_action(env, "CudaPlan")
+    if plan:
+        assert_argv_contains(env, plan, ["--expt-extended-lambda", "--expt-relaxed-constexpr"])
+        assert_argv_lacks(env, plan, ["--extended-lambda"])
+    return analysistest.end(env)
+
+old_lambda_spelling_test = analysistest.make(_old_lambda_spelling_test_impl)
+
 # staged = False: one nvcc action per .cu -------------------------------------
 
 def _check_unstaged(env, srcs):
@@ -349,10 +379,13 @@ def cuda_library_test_suite(name):
         "bad_archs_flag_test": (bad_archs_flag_test, {"target_under_test": ":no_archs_attribute"}),
         "bad_shipped_flag_test": (bad_shipped_flag_test, {"target_under_test": ":no_archs_attribute"}),
         "default_compiles_shipped_set_test": (default_compiles_shipped_set_test, {"target_under_test": ":no_archs_attribute"}),
+        "default_nvcc_options_test": (default_nvcc_options_test, {"target_under_test": ":one_arch"}),
         "flag_keyword_as_attribute_test": (flag_keyword_as_attribute_test, {"target_under_test": ":native_attribute"}),
         "flags_reach_plan_test": (flags_reach_plan_test, {"target_under_test": ":flags"}),
         "four_archs_test": (four_archs_test, {"target_under_test": ":four_archs"}),
         "gencode_copt_test": (gencode_copt_test, {"target_under_test": ":gencode_copt"}),
+        "no_default_nvcc_options_test": (no_default_nvcc_options_test, {"target_under_test": ":no_default_nvcc_options"}),
+        "old_lambda_spelling_test": (old_lambda_spelling_test, {"target_under_test": ":old_lambda_spelling"}),
         "one_arch_test": (one_arch_test, {"target_under_test": ":one_arch"}),
         "outside_gets_own_list_test": (outside_gets_own_list_test, {"target_under_test": ":no_archs_attribute"}),
         "per_target_outside_test": (per_target_outside_test, {"target_under_test": ":outside_archs"}),

@@ -66,7 +66,9 @@ def compile_attrs(aspects = []):
             doc = "Like deps, but their headers and include paths are for this target's compiles only (not its " +
                   "dependents'); they are still linked into binaries that depend on this target.",
         ),
-        "copts": attr.string_list(doc = "nvcc options for the CUDA sources (e.g. -O3, -lineinfo, --use_fast_math, -Xptxas=-v)."),
+        "copts": attr.string_list(doc = "nvcc options for the CUDA sources (e.g. -O3, -lineinfo, --use_fast_math, -Xptxas=-v). " +
+                                        "--extended-lambda and --expt-relaxed-constexpr are on by default, as in rules_cuda: " +
+                                        "features = [\"-nvcc_extended_lambda\"] / [\"-nvcc_relaxed_constexpr\"] turn them off."),
         "host_copts": attr.string_list(doc = "Host compiler options: passed with -Xcompiler to the CUDA sources' stages, as is to .c files."),
         "ptxasopts": attr.string_list(doc = "ptxas options (passed as -Xptxas)."),
         "defines": attr.string_list(doc = "Preprocessor defines for this target and its dependents (C++ and CUDA). " +
@@ -136,6 +138,34 @@ def resolve_archs(ctx):
 def is_staged(ctx):
     return ctx.attr._staged[BuildSettingInfo].value if ctx.attr.staged == -1 else ctx.attr.staged == 1
 
+# nvcc options rules_cuda gives every compile (its toolchain features
+# nvcc_relaxed_constexpr and nvcc_extended_lambda, on by default), so code
+# written for it compiles: constexpr host functions called from device code,
+# __device__ lambdas (Thrust, NCCL). As there, `features = ["-<feature>"]` (or
+# --features=-<feature>) turns one off. {feature: (option, its spellings)}
+DEFAULT_NVCC_FEATURES = {
+    "nvcc_extended_lambda": ("--extended-lambda", ["--extended-lambda", "-extended-lambda", "--expt-extended-lambda", "-expt-extended-lambda"]),
+    "nvcc_relaxed_constexpr": ("--expt-relaxed-constexpr", ["--expt-relaxed-constexpr", "-expt-relaxed-constexpr"]),
+}
+
+def default_nvcc_options(disabled_features, copts):
+    """rules_cuda's default nvcc options that neither a disabled feature nor `copts` already give.
+
+    Args:
+      disabled_features: ctx.disabled_features.
+      copts: the build's and the target's nvcc options.
+
+    Returns:
+      list of string.
+    """
+    out = []
+    for feature in sorted(DEFAULT_NVCC_FEATURES.keys()):
+        option, spellings = DEFAULT_NVCC_FEATURES[feature]
+        if feature in disabled_features or [o for o in copts if o in spellings]:
+            continue
+        out.append(option)
+    return out
+
 def _sets_std(copts):
     return [o for o in copts if o.startswith("-std=") or o.startswith("--std=") or o in ("-std", "--std")] != []
 
@@ -155,6 +185,7 @@ def target_options(ctx, staged, cc_toolchain, feature_configuration):
     check_nvcc_options(ctx.label, _COPTS_FLAG, flag_copts, staged)
     check_nvcc_options(ctx.label, "copts", ctx.attr.copts, staged)
     copts = flag_copts + ctx.attr.copts
+    copts = default_nvcc_options(ctx.disabled_features, copts) + copts
     if device_debug_requested(ctx.label, ctx.attr._device_debug[BuildSettingInfo].value):
         copts = ["-G"] + copts
     return nvcc_options(
