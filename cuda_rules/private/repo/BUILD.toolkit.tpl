@@ -134,10 +134,14 @@ cc_library(
     )[:1],
 )
 
+# The toolkit's headers, with CCCL's directory on the include path too (where
+# nvcc puts it itself for CUDA sources: include/cccl from CUDA 13 on), so a C++
+# file that includes a cuda_library's header that includes Thrust or CUB
+# compiles: every cuda_library passes this on with the runtime.
 cc_library(
     name = "headers",
     hdrs = glob(["include/**"], allow_empty = True),
-    includes = ["include"],
+    includes = ["include"] + (["%{cccl_include}"] if "%{cccl_include}" != "include" else []),
 )
 
 cc_import(
