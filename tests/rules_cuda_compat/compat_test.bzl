@@ -110,6 +110,34 @@ copts_flags_test = analysistest.make(
     },
 )
 
+# rules_cuda's --@rules_cuda//cuda:cc_host_compile_flags_to_skip: the C++
+# toolchain flag (-fno-omit-frame-pointer, which Bazel's Linux toolchain
+# gives every compile) reaches nvcc's host compiler, unless skipped.
+_SKIP = str(Label("//cuda_rules:cc_host_compile_flags_to_skip"))
+
+def _toolchain_flag_reaches_nvcc_test_impl(ctx):
+    env = analysistest.begin(ctx)
+    plans = _plans(env, "compile")
+    asserts.true(env, len(plans) > 0)
+    for plan in plans:
+        assert_argv_contains(env, plan, ["-Xcompiler=-fno-omit-frame-pointer"])
+    return analysistest.end(env)
+
+toolchain_flag_reaches_nvcc_test = analysistest.make(_toolchain_flag_reaches_nvcc_test_impl)
+
+def _skip_toolchain_flag_test_impl(ctx):
+    env = analysistest.begin(ctx)
+    plans = _plans(env, "compile")
+    asserts.true(env, len(plans) > 0)
+    for plan in plans:
+        assert_argv_lacks(env, plan, ["-Xcompiler=-fno-omit-frame-pointer"])
+    return analysistest.end(env)
+
+skip_toolchain_flag_test = analysistest.make(
+    _skip_toolchain_flag_test_impl,
+    config_settings = {_SKIP: ["-fno-omit-frame-pointer"]},
+)
+
 def _compiler_clang_test_impl(ctx):
     env = analysistest.begin(ctx)
     asserts.expect_failure(env, "--@rules_cuda_stages//cuda_rules:compiler=clang is not supported")
@@ -235,5 +263,7 @@ def compat_test_suite(name):
         "rdc_library_device_link_first_test": (rdc_library_device_link_first_test, {"target_under_test": ":outer_rdc"}),
         "rules_cuda_attribute_names_test": (rules_cuda_attribute_names_test, {"target_under_test": ":attribute_names"}),
         "runtime_flag_test": (runtime_flag_test, {"target_under_test": consumer + "basic:kernel"}),
+        "skip_toolchain_flag_test": (skip_toolchain_flag_test, {"target_under_test": consumer + "basic:kernel"}),
+        "toolchain_flag_reaches_nvcc_test": (toolchain_flag_reaches_nvcc_test, {"target_under_test": consumer + "basic:kernel"}),
         "whole_library_archives_whole_objects_test": (whole_library_archives_whole_objects_test, {"target_under_test": ":whole_over_objects"}),
     })

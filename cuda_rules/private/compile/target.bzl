@@ -93,6 +93,7 @@ def compile_attrs(aspects = []):
         "_staged": attr.label(default = "//cuda_rules:staged"),
         "_copts": attr.label(default = "//cuda_rules:copts"),
         "_host_copts": attr.label(default = "//cuda_rules:host_copts"),
+        "_cc_host_compile_flags_to_skip": attr.label(default = "//cuda_rules:cc_host_compile_flags_to_skip"),
         "_device_debug": attr.label(default = "//cuda_rules:device_debug"),
         "_compiler": attr.label(default = "//cuda_rules:compiler"),
         "_runtime": attr.label(default = "//cuda_rules:runtime", providers = [CcInfo]),
