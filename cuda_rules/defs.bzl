@@ -8,7 +8,21 @@ is rewriting `@rules_cuda//cuda:` to `@rules_cuda_stages//cuda_rules:` (docs/mig
 Definitions outside cuda_rules/*.bzl are private.
 """
 
-load("//cuda_rules/private:compat.bzl", _cc_import_versioned_sos = "cc_import_versioned_sos", _cuda_toolchain_config_clang = "cuda_toolchain_config_clang", _cuda_toolchain_config_nvcc = "cuda_toolchain_config_nvcc", _cuda_toolchain_config_nvcc_msvc = "cuda_toolchain_config_nvcc_msvc", _cuda_toolkit = "cuda_toolkit", _cuda_toolkit_info = "cuda_toolkit_info", _use_cuda_toolchain = "use_cuda_toolchain")
+load(
+    "//cuda_rules/private:compat.bzl",
+    _cc_import_versioned_sos = "cc_import_versioned_sos",
+    _cuda_archs = "cuda_archs",
+    _cuda_toolchain = "cuda_toolchain",
+    _cuda_toolchain_config_clang = "cuda_toolchain_config_clang",
+    _cuda_toolchain_config_disabled = "cuda_toolchain_config_disabled",
+    _cuda_toolchain_config_nvcc = "cuda_toolchain_config_nvcc",
+    _cuda_toolchain_config_nvcc_msvc = "cuda_toolchain_config_nvcc_msvc",
+    _cuda_toolkit = "cuda_toolkit",
+    _cuda_toolkit_info = "cuda_toolkit_info",
+    _unsupported_cuda_platform = "unsupported_cuda_platform",
+    _unsupported_cuda_version = "unsupported_cuda_version",
+    _use_cuda_toolchain = "use_cuda_toolchain",
+)
 load("//cuda_rules/private:requires_cuda.bzl", _if_linux = "if_linux", _if_windows = "if_windows", _requires_cuda = "requires_cuda")
 load("//cuda_rules/private:rules/cuda_binary.bzl", _cuda_binary = "cuda_binary", _cuda_test = "cuda_test")
 load("//cuda_rules/private:rules/cuda_device_image.bzl", _cuda_device_image = "cuda_device_image")
@@ -39,3 +53,10 @@ cuda_toolkit_info = _cuda_toolkit_info
 cuda_toolchain_config_nvcc = _cuda_toolchain_config_nvcc
 cuda_toolchain_config_nvcc_msvc = _cuda_toolchain_config_nvcc_msvc
 cuda_toolchain_config_clang = _cuda_toolchain_config_clang
+cuda_toolchain = _cuda_toolchain
+cuda_toolchain_config_disabled = _cuda_toolchain_config_disabled
+unsupported_cuda_version = _unsupported_cuda_version
+unsupported_cuda_platform = _unsupported_cuda_platform
+
+# rules_cuda's arch-list rule: fails naming the flag and attribute that take archs.
+cuda_archs = _cuda_archs

@@ -187,7 +187,9 @@ def target_options(ctx, staged, cc_toolchain, feature_configuration):
     check_nvcc_options(ctx.label, "copts", ctx.attr.copts, staged)
     copts = flag_copts + ctx.attr.copts
     copts = default_nvcc_options(ctx.disabled_features, copts) + copts
-    if device_debug_requested(ctx.label, ctx.attr._device_debug[BuildSettingInfo].value):
+
+    # rules_cuda's cuda_device_debug feature (features = [...], --features=) does what the flag does.
+    if "cuda_device_debug" in ctx.features or device_debug_requested(ctx.label, ctx.attr._device_debug[BuildSettingInfo].value):
         copts = ["-G"] + copts
     return nvcc_options(
         copts = copts,
