@@ -23,8 +23,11 @@ STANDALONE = {
     # The device runtime's host side has no header of its own: it links.
     "cudadevrt": ([], ""),
     "libcudacxx": (["cuda/std/span", "cuda/std/atomic", "nv/target"], ""),
+    # Headers only: the runtime is what the build brings instead.
+    "no_cuda_runtime": (["cuda_runtime_api.h"], ""),
     "nvml": (["nvml.h"], "nvmlInit"),
     "nvtx": (["nvtx3/nvToolsExt.h"], "nvtxRangePushA"),
+    "nvtx3": (["nvtx3/nvToolsExt.h"], "nvtxRangePushA"),
     "thrust": (["thrust/host_vector.h", "thrust/sort.h"], ""),
     # NVIDIA's libraries.
     "cublas": (["cublas_v2.h"], "cublasCreate"),
@@ -51,6 +54,7 @@ STANDALONE = {
     "nppisu": (["nppi_support_functions.h"], "nppiMalloc_8u_C1"),
     "nppitc": (["nppi_threshold_and_compare_operations.h"], "nppiThreshold_8u_C1R_Ctx"),
     "npps": (["npps.h"], "nppsMinEvery_8u_I_Ctx"),
+    "nvJitLink": (["nvJitLink.h"], "nvJitLinkVersion"),
     "nvjitlink": (["nvJitLink.h"], "nvJitLinkVersion"),
     "nvjpeg": (["nvjpeg.h"], "nvjpegCreateSimple"),
     "nvperf_host": (["nvperf_host.h"], "NVPW_InitializeHost"),

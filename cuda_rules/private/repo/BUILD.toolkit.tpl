@@ -188,6 +188,14 @@ alias(
     actual = ":cudart_static",
 )
 
+# rules_cuda's: no CUDA runtime at all, for
+# --@rules_cuda_stages//cuda_rules:runtime=@cuda//:no_cuda_runtime (a build
+# that links its own). The toolkit's headers still come with it.
+cc_library(
+    name = "no_cuda_runtime",
+    deps = [":headers"],
+)
+
 # CCCL (%{cccl_include}): libcu++, CUB and Thrust, header-only. They include
 # the runtime's headers (cuda_runtime_api.h, vector_types.h), which come with
 # them, so a plain .cpp over @cuda//:thrust compiles.

@@ -284,6 +284,11 @@ CUDA_COMPONENTS = {
         "package": "nvidia-nvjitlink",
         "strip_prefix": "nvidia/cu{major}",
         "targets": {
+            # rules_cuda's spelling.
+            "nvJitLink": {
+                "deps": ["nvjitlink"],
+                "hdrs": [],
+            },
             "nvjitlink": {
                 "shared": ["libnvJitLink.so"],
             },
@@ -363,6 +368,11 @@ CUDA_COMPONENTS = {
             "nvtx": {
                 "hdrs": ["nvtx3/**"],
             },
+            # rules_cuda's name for the header-only NVTX 3 (its `nvtx` links NVTX 2's libnvToolsExt).
+            "nvtx3": {
+                "deps": ["nvtx"],
+                "hdrs": [],
+            },
         },
         "toolkit": "yes",
     },
@@ -398,5 +408,6 @@ TOOLKIT_TARGETS = {
     "cuda_runtime_static": "alias of :cuda_runtime",
     "cudadevrt": "the device runtime (libcudadevrt.a)",
     "libcudacxx": "libcu++ (headers)",
+    "no_cuda_runtime": "no CUDA runtime (rules_cuda's): --@rules_cuda_stages//cuda_rules:runtime=@cuda//:no_cuda_runtime links none",
     "thrust": "Thrust, with CUB (headers)",
 }
