@@ -16,5 +16,5 @@ CUDA_TOOLCHAINS = _CUDA_TOOLCHAINS
 find_cuda_toolchain = _find_cuda_toolchain
 cuda_toolkit_files = _cuda_toolkit_files
 
-# Used by the generated @local_cuda when no toolkit is installed.
+# Used by the generated @cuda_local when no toolkit is installed.
 missing_cuda_toolchain = _missing_cuda_toolchain

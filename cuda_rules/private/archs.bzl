@@ -7,6 +7,7 @@ ACCEPTED_FORMS = """accepted forms:
   lto_80,lto_90                  LTO archs (NVVM IR, optimised and compiled at the device link; needs rdc = True)
   compute_80:sm_80,sm_86;compute_90:compute_90
                                  rules_cuda's form: per virtual arch, the codes built from it, groups separated by ';'
+  sm_70,sm_75;sm_80,sm_86        rules_cuda's form without the virtual arch: each ';' group from its lowest arch
 An arch is sm_NN, compute_NN or lto_NN, optionally with an a or f suffix (NN >= 50)."""
 
 def _arch_number(name):
@@ -56,8 +57,19 @@ def parse_archs(spec, where):
             groups[virtual] = {"reals": [], "ptx": False, "lto": False}
         return groups[virtual]
 
-    if ":" in spec:
+    if ":" in spec or ";" in spec:
+        parts = []
         for part in spec.split(";"):
+            if part and ":" not in part:
+                # rules_cuda: a group without its virtual arch compiles from its lowest arch.
+                names = part.split(",")
+                bad = [n for n in names if _check_arch(n, where)]
+                if bad:
+                    return struct(virtuals = [], error = _check_arch(bad[0], where) + ".\n" + ACCEPTED_FORMS)
+                lowest = sorted(names, key = arch_sort_key)[0]
+                part = "compute_{}:{}".format(lowest.split("_", 1)[1], part)
+            parts.append(part)
+        for part in parts:
             if not part:
                 return struct(virtuals = [], error = "empty arch group in '{}' ({}).\n{}".format(spec, where, ACCEPTED_FORMS))
             virtual, sep, codes = part.partition(":")

@@ -94,3 +94,53 @@ def cuda_toolchain_config_clang(name, **_attrs):
     fail(("{}: rules_cuda's clang CUDA toolchain has no counterpart here: these rules compile CUDA with nvcc's " +
           "own stages. Fix: remove it. To make clang the host compiler, point Bazel's C++ toolchain at clang " +
           "(nvcc uses the C++ toolchain's compiler).").format(name))
+
+def cuda_toolchain(name, **_attrs):
+    """rules_cuda's toolchain rule: fails here (toolchains come from the `cuda` module extension).
+
+    (The toolchain rule of these rules is `cuda_toolchain` of @rules_cuda_stages//cuda_rules:toolchain.bzl.)
+
+    Args:
+      name: the target's name.
+      **_attrs: ignored.
+    """
+    _refuse_toolchain(name, "cuda_toolchain")
+
+def cuda_toolchain_config_disabled(name, **_attrs):
+    """rules_cuda's toolchain for CUDA turned off: fails here (--@rules_cuda_stages//cuda_rules:enable=false needs none).
+
+    Args:
+      name: the target's name.
+      **_attrs: ignored.
+    """
+    _refuse_toolchain(name, "cuda_toolchain_config_disabled")
+
+def unsupported_cuda_version(name, **_attrs):
+    """rules_cuda's marker toolchain of an unsupported CUDA version: fails here (toolchains come from the `cuda` module extension).
+
+    Args:
+      name: the target's name.
+      **_attrs: ignored.
+    """
+    _refuse_toolchain(name, "unsupported_cuda_version")
+
+def unsupported_cuda_platform(name, **_attrs):
+    """rules_cuda's marker toolchain of an unsupported platform: fails here (toolchains come from the `cuda` module extension).
+
+    Args:
+      name: the target's name.
+      **_attrs: ignored.
+    """
+    _refuse_toolchain(name, "unsupported_cuda_platform")
+
+def cuda_archs(name, **_attrs):
+    """rules_cuda's arch-list build setting rule: fails here, naming the flag and attribute that take archs.
+
+    Args:
+      name: the target's name.
+      **_attrs: ignored.
+    """
+    fail(("{}: rules_cuda's cuda_archs() defines an arch-list build setting. Here the archs are the build " +
+          "setting --@rules_cuda_stages//cuda_rules:archs (rules_cuda's forms, plain lists, native), the `archs` " +
+          "attribute of each target, and the shipped set, cuda.archs(shipped = ...) in MODULE.bazel. Fix: remove " +
+          "this target and use those (docs/cuda_library.md, \"Archs\").").format(name))

@@ -65,8 +65,6 @@ _UNSUPPORTED = {
     "--dryrun": "see `bazel run //tools/nvcc_plan -- <nvcc args>`",
     "-t": _STAGED_ONLY + "the stages already run in parallel as separate actions",
     "--threads": _STAGED_ONLY + "the stages already run in parallel as separate actions",
-    "-x": "only .cu files are compiled as CUDA",
-    "--x": "only .cu files are compiled as CUDA",
     "-cuda": "the rules choose what each stage produces",
     "--cuda": "the rules choose what each stage produces",
 }
@@ -77,6 +75,21 @@ def _option_name(opt):
         return "-t"
     return name
 
+# nvcc's language option: `-x cu` is what the rules pass for every C++ source
+# already (and rules_cuda for every source), so it may stay; any other
+# language would compile the sources without their device code.
+_LANGUAGE = ["-x", "--x"]
+
+def _language_value(options, i):
+    """(value of the language option at options[i], index of the next option), or None if it is not one."""
+    opt = options[i]
+    for name in _LANGUAGE:
+        if opt == name:
+            return (options[i + 1] if i + 1 < len(options) else "", i + 2)
+        if opt.startswith(name + "="):
+            return (opt[len(name) + 1:], i + 1)
+    return None
+
 def check_nvcc_options(label, attr_name, options, staged):
     """Fails analysis if `options` holds an nvcc option the rules own or cannot stage.
 
@@ -86,7 +99,17 @@ def check_nvcc_options(label, attr_name, options, staged):
       options: list of strings.
       staged: whether the target is compiled in stages.
     """
-    for opt in options:
+    for i, opt in enumerate(options):
+        language = _language_value(options, i)
+        if language and language[0] != "cu":
+            fail(("{label}: nvcc option '{opt}' in `{attr}` is not allowed: these rules compile every .cu and C++ " +
+                  "source as CUDA (nvcc -x cu, as rules_cuda does){clang}, and another language would drop its device " +
+                  "code. Fix: remove it; a source that must not go through nvcc belongs in a cc_library in deps.").format(
+                label = label,
+                opt = " ".join(options[i:language[1]]),
+                attr = attr_name,
+                clang = " ('cuda' is clang's name for it)" if language[0] == "cuda" else "",
+            ))
         name = _option_name(opt)
         why = _UNSUPPORTED.get(name)
         if why == None:

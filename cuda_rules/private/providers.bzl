@@ -5,7 +5,7 @@ visibility(["//cuda_rules/...", "//tests/..."])
 CudaInfo = provider(
     doc = "Device code a cuda_library produced, per source and arch.",
     fields = {
-        "objects": "depset of File: the objects of the target's .cu files (one per .cu, each embedding a fatbinary), " +
+        "objects": "depset of File: the objects of the target's CUDA sources (one per source, each embedding a fatbinary), " +
                    "and of the cuda_objects it archives.",
         "ptx": "depset of File: PTX per virtual arch (compute_XX/<stem>.ptx).",
         "cubins": "depset of File: cubins per real arch (compute_XX/sm_YY/<stem>.cubin).",
@@ -14,6 +14,10 @@ CudaInfo = provider(
         "pinned_arch_list": "string: the __CUDA_ARCH_LIST__ every stage was given, the shipped set's (e.g. \"750,800,860,900\"), " +
                             "or \"\" when it is nvcc's own (the compiled archs': archs outside the shipped set, or staged = False).",
         "rdc": "bool: the target's device code is relocatable (rdc = True) and must be device-linked.",
+        "images": "list of struct(src, fatbin, ptx, cubins): the device code of each of this target's own CUDA " +
+                  "sources compiled in stages (none for staged = False): src the source File, fatbin its " +
+                  "fatbinary, ptx {\"compute_NN\": File} (LTO IR for lto_NN), cubins {\"sm_NN\": File}; " +
+                  "what cuda_device_image picks from.",
         "device_link_inputs": "list of struct(arch, kind, image, script, object, label, src, marker): this target's own " +
                               "relocatable device code (and its cuda_objects') per source and arch, what a device link " +
                               "reads. arch: sm_NN; kind: elf (a relocatable cubin), nvvm (LTO IR) or object (the whole " +

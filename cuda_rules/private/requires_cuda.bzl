@@ -35,6 +35,26 @@ def staged_value(name, staged):
         fail("{}: staged must be True, False or None, not {}".format(name, repr(staged)))
     return -1 if staged == None else (1 if staged else 0)
 
+def archs_value(archs):
+    """The rules' `archs` string for the macros' `archs`: a string, or rules_cuda's list of arch specs.
+
+    rules_cuda's `archs` is a list whose elements it joins with ";". Here a list
+    of `virtual:codes` specs is joined the same way, and a list of plain archs
+    (["sm_80", "sm_90"]) with commas, the form the attribute takes here.
+    A select() is passed on as it is (its values must be strings).
+
+    Args:
+      archs: None, a string, a list of strings, or a select().
+
+    Returns:
+      The attribute's value (None when unset).
+    """
+    if type(archs) != "list":
+        return archs
+    if [a for a in archs if ":" in a]:
+        return ";".join(archs)
+    return ",".join(archs)
+
 def if_linux(if_true, if_false = []):
     """`if_true` when building for Linux, else `if_false` (rules_cuda's helper).
 

@@ -74,6 +74,22 @@ def _parse_archs_rules_cuda_form_test_impl(ctx):
         ("compute_80", ["sm_80", "sm_86"], False),
         ("compute_90", [], True),
     ])
+
+    # rules_cuda's ';' groups without a virtual arch: each from its lowest arch.
+    _parse_ok(env, "sm_80;sm_86", [
+        ("compute_80", ["sm_80"], False),
+        ("compute_86", ["sm_86"], False),
+    ])
+    _parse_ok(env, "sm_70,sm_75;sm_86,sm_80", [
+        ("compute_70", ["sm_70", "sm_75"], False),
+        ("compute_80", ["sm_80", "sm_86"], False),
+    ])
+    _parse_ok(env, "compute_80:sm_80;sm_90,compute_90", [
+        ("compute_80", ["sm_80"], False),
+        ("compute_90", ["sm_90"], True),
+    ])
+    archs = parse_archs("sm_8x;sm_90", _WHERE)
+    asserts.true(env, archs.error != None and "'sm_8x'" in archs.error and "accepted forms" in archs.error, str(archs.error))
     return unittest.end(env)
 
 parse_archs_rules_cuda_form_test = unittest.make(_parse_archs_rules_cuda_form_test_impl)

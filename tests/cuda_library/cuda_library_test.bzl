@@ -5,7 +5,6 @@ load("//cuda_rules:providers.bzl", "CudaInfo")
 load(
     "//tests/common:analysis.bzl",
     "ARCHS_SETTING",
-    "CUDA_MNEMONICS",
     "SHIPPED_SETTING",
     "STAGED_MNEMONICS",
     "STAGED_SETTING",
@@ -80,9 +79,14 @@ archs_flag_test = analysistest.make(
 
 def _flags_reach_plan_test_impl(ctx):
     env = analysistest.begin(ctx)
-    assert_counts(env, staged_counts(virtuals = 2, reals = 2))
-    plan = only_action(env, "CudaPlan")
-    if plan:
+
+    # helper.cc is CUDA too (nvcc -x cu, as in rules_cuda): two sources in stages, no C++ compile.
+    assert_counts(env, staged_counts(virtuals = 2, reals = 2, srcs = 2))
+    asserts.equals(env, [], actions_of(env, "CppCompile"), "CppCompile actions")
+    plans = actions_of(env, "CudaPlan")
+    asserts.equals(env, 2, len(plans), "number of CudaPlan actions")
+    sources = []
+    for plan in plans:
         assert_argv_contains(env, plan, [
             "-O3",
             "-lineinfo",
@@ -93,36 +97,13 @@ def _flags_reach_plan_test_impl(ctx):
             "-gencode=arch=compute_80,code=[sm_80]",
             "-gencode=arch=compute_90,code=[sm_90]",
         ])
-        asserts.true(
-            env,
-            [a for a in plan.argv if a.endswith("tests/cuda_library/kernel.cu")] != [],
-            "CudaPlan argv does not name kernel.cu: {}".format(plan.argv),
-        )
-        asserts.equals(
-            env,
-            [],
-            [a for a in plan.argv if a.endswith("helper.cc")],
-            "CudaPlan argv names helper.cc",
-        )
-
-    # helper.cc is compiled by the C++ toolchain, with the host options and defines but not the nvcc options.
-    cpp = only_action(env, "CppCompile")
-    if cpp:
-        asserts.true(
-            env,
-            [f for f in cpp.inputs.to_list() if f.basename == "helper.cc"] != [],
-            "the CppCompile action does not compile helper.cc",
-        )
-        assert_argv_contains(env, cpp, ["-fno-omit-frame-pointer", "-DFROM_DEFINES=1", "-DFROM_LOCAL_DEFINES"])
-        assert_argv_lacks(env, cpp, ["-O3", "-lineinfo", "-Xcompiler=-fno-omit-frame-pointer"])
-    for action in analysistest.target_actions(env):
-        if action.mnemonic in CUDA_MNEMONICS:
-            asserts.equals(
-                env,
-                [],
-                [f for f in action.inputs.to_list() if f.basename == "helper.cc"],
-                "{} reads helper.cc".format(action.mnemonic),
-            )
+        src = plan.argv[plan.argv.index("-c") + 1]
+        sources.append(src.rpartition("/")[2])
+        if src.endswith(".cc"):
+            asserts.true(env, "-x" in plan.argv and plan.argv[plan.argv.index("-x") + 1] == "cu", "helper.cc's CudaPlan lacks -x cu: {}".format(plan.argv))
+        else:
+            asserts.false(env, "-x" in plan.argv, "kernel.cu's CudaPlan has -x: {}".format(plan.argv))
+    asserts.equals(env, ["helper.cc", "kernel.cu"], sorted(sources), "the CudaPlan actions' sources")
     return analysistest.end(env)
 
 flags_reach_plan_test = analysistest.make(_flags_reach_plan_test_impl)
@@ -142,6 +123,36 @@ def _stage_keys_without_arch_list_test_impl(ctx):
     return analysistest.end(env)
 
 stage_keys_without_arch_list_test = analysistest.make(_stage_keys_without_arch_list_test_impl)
+
+# rules_cuda's default nvcc options -------------------------------------------
+
+def _default_nvcc_options_test_impl(ctx):
+    env = analysistest.begin(ctx)
+    plan = only_action(env, "CudaPlan")
+    if plan:
+        assert_argv_contains(env, plan, ["--extended-lambda", "--expt-relaxed-constexpr"])
+    return analysistest.end(env)
+
+default_nvcc_options_test = analysistest.make(_default_nvcc_options_test_impl)
+
+def _no_default_nvcc_options_test_impl(ctx):
+    env = analysistest.begin(ctx)
+    plan = only_action(env, "CudaPlan")
+    if plan:
+        assert_argv_lacks(env, plan, ["--extended-lambda", "--expt-relaxed-constexpr"])
+    return analysistest.end(env)
+
+no_default_nvcc_options_test = analysistest.make(_no_default_nvcc_options_test_impl)
+
+def _old_lambda_spelling_test_impl(ctx):
+    env = analysistest.begin(ctx)
+    plan = only_action(env, "CudaPlan")
+    if plan:
+        assert_argv_contains(env, plan, ["--expt-extended-lambda", "--expt-relaxed-constexpr"])
+        assert_argv_lacks(env, plan, ["--extended-lambda"])
+    return analysistest.end(env)
+
+old_lambda_spelling_test = analysistest.make(_old_lambda_spelling_test_impl)
 
 # staged = False: one nvcc action per .cu -------------------------------------
 
@@ -368,10 +379,13 @@ def cuda_library_test_suite(name):
         "bad_archs_flag_test": (bad_archs_flag_test, {"target_under_test": ":no_archs_attribute"}),
         "bad_shipped_flag_test": (bad_shipped_flag_test, {"target_under_test": ":no_archs_attribute"}),
         "default_compiles_shipped_set_test": (default_compiles_shipped_set_test, {"target_under_test": ":no_archs_attribute"}),
+        "default_nvcc_options_test": (default_nvcc_options_test, {"target_under_test": ":one_arch"}),
         "flag_keyword_as_attribute_test": (flag_keyword_as_attribute_test, {"target_under_test": ":native_attribute"}),
         "flags_reach_plan_test": (flags_reach_plan_test, {"target_under_test": ":flags"}),
         "four_archs_test": (four_archs_test, {"target_under_test": ":four_archs"}),
         "gencode_copt_test": (gencode_copt_test, {"target_under_test": ":gencode_copt"}),
+        "no_default_nvcc_options_test": (no_default_nvcc_options_test, {"target_under_test": ":no_default_nvcc_options"}),
+        "old_lambda_spelling_test": (old_lambda_spelling_test, {"target_under_test": ":old_lambda_spelling"}),
         "one_arch_test": (one_arch_test, {"target_under_test": ":one_arch"}),
         "outside_gets_own_list_test": (outside_gets_own_list_test, {"target_under_test": ":no_archs_attribute"}),
         "per_target_outside_test": (per_target_outside_test, {"target_under_test": ":outside_archs"}),

@@ -42,6 +42,10 @@ from tools.cache_report import cache_report_lib
 CI_ARCHS = "sm_75,sm_80,sm_86,sm_90,compute_90"
 TARGETS = ["@rules_cuda_stages_examples//..."]
 
+# The examples' CUDA sources: vector_add.cu, vector_add_demo.cc (a cuda_binary's
+# .cc source is CUDA too), scale.cu, sum.cu (CUB) and driver_api's kernels.cu.
+SOURCES = 5
+
 
 # The newest gcc major each toolkit accepts (crt/host_config.h).
 MAX_GCC = {"13.0": 15, "12.4": 13}
@@ -176,7 +180,7 @@ class ReuseTest(unittest.TestCase):
                           for s in cache_report_lib.read_log(log)
                           if s.mnemonic in ("CudaCicc", "CudaPtxas"))
         one, two = keys(self.ci_log), keys(self.cold_log)
-        self.assertEqual(len(one), 24)  # 3 sources x (4 cicc + 4 ptxas)
+        self.assertEqual(len(one), SOURCES * 8)  # 4 cicc + 4 ptxas per source
         self.assertTrue(all(k[3] for k in one), "spawns without a digest")
         self.assertEqual(one, two)
 
@@ -184,8 +188,8 @@ class ReuseTest(unittest.TestCase):
         spawns = cache_report_lib.read_log(self.dev_log)
         stages = ("CudaHostPreprocess", "CudaFrontend", "CudaDevicePreprocess", "CudaCicc", "CudaPtxas", "CudaHostCompile")
         reused = [s for s in spawns if s.mnemonic in stages]
-        # 3 sources (CUB included) x (host preprocess, frontend, host compile, and for sm_90: preprocess, cicc, ptxas)
-        self.assertEqual(len(reused), 18, [(s.target, s.mnemonic) for s in reused])
+        # Per source (CUB included): host preprocess, frontend, host compile, and for sm_90: preprocess, cicc, ptxas.
+        self.assertEqual(len(reused), SOURCES * 6, [(s.target, s.mnemonic) for s in reused])
         self.assertEqual({s.arch for s in reused if s.mnemonic in ("CudaCicc", "CudaPtxas")}, {"compute_90", "sm_90"})
         self.assertTrue(any("//cub_reduce:" in s.target for s in reused))
         misses = [(s.target, s.mnemonic, s.arch) for s in reused if not s.cache_hit]
@@ -217,7 +221,7 @@ class ReuseTest(unittest.TestCase):
         spawns = cache_report_lib.read_log(self.outside_log)
         # Every stage whose command holds the list ran: no wrong reuse, and none of CI's.
         stages = [s for s in spawns if s.mnemonic in ("CudaHostPreprocess", "CudaDevicePreprocess", "CudaCicc", "CudaPtxas")]
-        self.assertEqual(sorted(s.mnemonic for s in stages), sorted(["CudaHostPreprocess", "CudaDevicePreprocess", "CudaCicc", "CudaPtxas"] * 3))
+        self.assertEqual(sorted(s.mnemonic for s in stages), sorted(["CudaHostPreprocess", "CudaDevicePreprocess", "CudaCicc", "CudaPtxas"] * SOURCES))
         self.assertEqual({s.arch for s in stages if s.mnemonic == "CudaPtxas"}, {"sm_89"})
         self.assertEqual([(s.target, s.mnemonic) for s in stages if s.cache_hit], [], "nothing of CI's is reused")
         # cudafe++ reads the preprocessed host code: CUB's differs (CCCL's namespace holds
@@ -226,10 +230,10 @@ class ReuseTest(unittest.TestCase):
         cub_frontend = [s for s in spawns if s.mnemonic == "CudaFrontend" and "//cub_reduce:" in s.target]
         self.assertEqual([s.cache_hit for s in cub_frontend], [False])
         pre = {p: t for p, t in self.outside_scripts.items() if "device_preprocess.compute_89" in p or "host_preprocess" in p}
-        self.assertEqual(len(pre), 6, sorted(pre))
+        self.assertEqual(len(pre), 2 * SOURCES, sorted(pre))
         for path, text in pre.items():
             self.assertIn("-D__CUDA_ARCH_LIST__=890 ", text, path)
-        # Said once for the build (3 cuda_library targets), naming the arch and the fix.
+        # Said once for the build (every cuda_library target), naming the arch and the fix.
         notice = "this build compiles compute_89, outside the shipped set (%s" % CI_ARCHS
         self.assertEqual(self.outside_stderr.count(notice), 1, self.outside_stderr[-3000:])
         self.assertIn("--@rules_cuda_stages//cuda_rules:archs=sm_90", self.outside_stderr)
@@ -273,10 +277,10 @@ class ReuseTest(unittest.TestCase):
         spawns = [s for s in cache_report_lib.read_log(self.cxxopt_log) if s.mnemonic.startswith("Cuda")]
         ran = sorted((s.mnemonic, s.target) for s in spawns if not s.cache_hit)
         device = [s for s in spawns if s.mnemonic in ("CudaDevicePreprocess", "CudaCicc", "CudaPtxas")]
-        self.assertEqual(len(device), 36)  # 3 sources x 4 archs x 3 device stages
+        self.assertEqual(len(device), SOURCES * 12)  # 4 archs x 3 device stages per source
         self.assertEqual([(s.mnemonic, s.target) for s in device if not s.cache_hit], [], "device stages that re-ran")
         for mnemonic in ("CudaHostPreprocess", "CudaHostCompile"):
-            self.assertEqual(len([m for m, _ in ran if m == mnemonic]), 3, ran)
+            self.assertEqual(len([m for m, _ in ran if m == mnemonic]), SOURCES, ran)
         # Its commands: the flag is in the host stages' scripts only.
         changed = sorted(p for p in self.cxxopt_scripts if self.cxxopt_scripts[p] != self.cxxopt_scripts_before.get(p))
         self.assertTrue(changed)
@@ -311,7 +315,7 @@ class ReuseTest(unittest.TestCase):
             self.assertNotEqual(f.read(1), b"{")
         spawns = cache_report_lib.read_log(self.dev_log)
         cicc = [s for s in spawns if s.mnemonic == "CudaCicc"]
-        self.assertEqual(len(cicc), 3)
+        self.assertEqual(len(cicc), SOURCES)
         self.assertTrue(all(s.digest and s.inputs and s.outputs and s.target for s in cicc))
 
     def test_per_stage_routing_through_exec_groups(self):

@@ -11,7 +11,7 @@ def _branches_test_impl(ctx):
         "12.4": {"x86_64": "cuda_12_4_x86_64"},
         "13.0": {"aarch64": "cuda_13_0_aarch64", "x86_64": "cuda_13_0_x86_64"},
         "13.5": {"x86_64": "cuda_13_5_x86_64"},
-        "local": {"x86_64": "local_cuda"},
+        "local": {"x86_64": "cuda_local"},
     }
 
     # 13.5's table lacks cuDNN here, and Debian has none for 12.4: their branches are failing targets.
@@ -26,7 +26,7 @@ def _branches_test_impl(ctx):
     branches = hub_branches(toolkits, libraries, {"12.4": "debs", "13.0": "wheels", "13.5": "wheels", "local": "local"})
     asserts.equals(env, "@cuda_13_0_x86_64_cublas//:cublasLt", branches["cublasLt"]["13.0"]["x86_64"])
     asserts.equals(env, "@cuda_13_0_aarch64_cublas//:cublasLt", branches["cublasLt"]["13.0"]["aarch64"], "each platform its own repository")
-    asserts.equals(env, "@local_cuda//:cublas", branches["cublas"]["local"]["x86_64"])
+    asserts.equals(env, "@cuda_local//:cublas", branches["cublas"]["local"]["x86_64"])
     asserts.equals(env, "@cuda_13_5_x86_64//:thrust", branches["thrust"]["13.5"]["x86_64"])
     asserts.equals(env, "@cuda_13_0_x86_64//:nvtx", branches["nvtx"]["13.0"]["x86_64"], "in-toolkit components come from the toolkit")
     asserts.equals(env, "@cuda_12_4_x86_64_cublas//:cublas", branches["cublas"]["12.4"]["x86_64"])

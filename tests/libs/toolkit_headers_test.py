@@ -1,7 +1,7 @@
 """The hermetic toolkit offers every header a local toolkit of the same version has.
 
 Compares the include directory of the hermetic toolkit (--hermetic) with the
-local toolkit's (--local, @local_cuda): every local header must be in the
+local toolkit's (--local, @cuda_local): every local header must be in the
 hermetic toolkit, or belong to a library that @cuda//:<library> provides (its
 own repository; components.bzl's `headers` prefixes). Skipped, saying so,
 when this machine has no local toolkit or one of another version.
@@ -17,7 +17,7 @@ import headers_lib
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("hermetic_version", None, "The hermetic toolkit's CUDA version.")
-flags.DEFINE_string("local_version_file", None, "@local_cuda's version.bzl.")
+flags.DEFINE_string("local_version_file", None, "@cuda_local's version.bzl.")
 flags.DEFINE_string("hermetic_list", None, "File listing the hermetic toolkit's headers, one path a line.")
 flags.DEFINE_string("local_list", None, "File listing the local toolkit's headers, one path a line.")
 flags.DEFINE_string("library_prefixes", None, "JSON {component: [header name prefixes]}.")

@@ -9,10 +9,10 @@ _EXEC_PLATFORMS = "//command_line_option:extra_execution_platforms"
 _TOOLCHAINS = "//command_line_option:extra_toolchains"
 
 def _toolkit_repos(files):
-    """The toolkit repositories (cuda_<v>_<platform>, local_cuda) whose files are in `files`."""
+    """The toolkit repositories (cuda_<v>_<platform>, cuda_local) whose files are in `files`."""
     out = {}
     for f in files:
-        if f.owner and f.owner.workspace_name and ("cuda_1" in f.owner.workspace_name or "local_cuda" in f.owner.workspace_name):
+        if f.owner and f.owner.workspace_name and ("cuda_1" in f.owner.workspace_name or "cuda_local" in f.owner.workspace_name):
             out[f.owner.workspace_name.rpartition("~")[2].rpartition("+")[2]] = True
     return sorted(out.keys())
 
@@ -76,7 +76,7 @@ cuda12_aarch64_test = analysistest.make(
 
 def _local_test_impl(ctx):
     env = analysistest.begin(ctx)
-    _reads_only(env, "local_cuda")
+    _reads_only(env, "cuda_local")
     return analysistest.end(env)
 
 local_test = analysistest.make(

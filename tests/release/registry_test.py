@@ -206,13 +206,14 @@ class RegistryTest(unittest.TestCase):
     def test_cache_report_runs_from_the_module(self):
         self.assertEqual(self.report.returncode, 0, self.report.stderr[-6000:])
         rows = json.loads(self.report.stdout)
-        # saxpy.cu's stages, each once, all run by this fresh build (no cache):
-        # among them cicc, ptxas for sm_90 (archs = "sm_90") and the host compile.
+        # The stages of saxpy.cu and saxpy_test.cc (a cuda_test's .cc source is CUDA too),
+        # each once per source, all run by this fresh build (no cache): among them
+        # cicc, ptxas for sm_90 (archs = "sm_90" on both) and the host compile.
         stages = {(r["stage"], r["arch"]) for r in rows}
         self.assertIn(("CudaPtxas", "sm_90"), stages)
         self.assertTrue({"CudaCicc", "CudaHostCompile"} <= {stage for stage, _ in stages}, stages)
         for r in rows:
-            self.assertEqual((r["actions"], r["executed"]), (1, 1), r)
+            self.assertEqual((r["actions"], r["executed"]), (2, 2), r)
 
 
 if __name__ == "__main__":

@@ -110,6 +110,76 @@ copts_flags_test = analysistest.make(
     },
 )
 
+# rules_cuda's --@rules_cuda//cuda:cc_host_compile_flags_to_skip: the C++
+# toolchain flag (-fno-omit-frame-pointer, which Bazel's Linux toolchain
+# gives every compile) reaches nvcc's host compiler, unless skipped.
+_SKIP = str(Label("//cuda_rules:cc_host_compile_flags_to_skip"))
+
+def _toolchain_flag_reaches_nvcc_test_impl(ctx):
+    env = analysistest.begin(ctx)
+    plans = _plans(env, "compile")
+    asserts.true(env, len(plans) > 0)
+    for plan in plans:
+        assert_argv_contains(env, plan, ["-Xcompiler=-fno-omit-frame-pointer"])
+    return analysistest.end(env)
+
+toolchain_flag_reaches_nvcc_test = analysistest.make(_toolchain_flag_reaches_nvcc_test_impl)
+
+def _skip_toolchain_flag_test_impl(ctx):
+    env = analysistest.begin(ctx)
+    plans = _plans(env, "compile")
+    asserts.true(env, len(plans) > 0)
+    for plan in plans:
+        assert_argv_lacks(env, plan, ["-Xcompiler=-fno-omit-frame-pointer"])
+    return analysistest.end(env)
+
+skip_toolchain_flag_test = analysistest.make(
+    _skip_toolchain_flag_test_impl,
+    config_settings = {_SKIP: ["-fno-omit-frame-pointer"]},
+)
+
+# rules_cuda's list of archs, cuda_device_debug feature, output groups and cuda_binary names.
+
+def _archs_list_test_impl(ctx):
+    env = analysistest.begin(ctx)
+    for plan in _plans(env, "compile"):
+        assert_argv_contains(env, plan, ["-gencode=arch=compute_80,code=[sm_80]", "-gencode=arch=compute_90,code=[sm_90]", "-G"])
+    return analysistest.end(env)
+
+archs_list_test = analysistest.make(_archs_list_test_impl)
+
+def _archs_spec_list_test_impl(ctx):
+    env = analysistest.begin(ctx)
+    for plan in _plans(env, "compile"):
+        assert_argv_contains(env, plan, ["-gencode=arch=compute_80,code=[sm_80,sm_86]", "-gencode=arch=compute_90,code=[compute_90]"])
+        assert_argv_lacks(env, plan, ["-G"])
+    return analysistest.end(env)
+
+archs_spec_list_test = analysistest.make(_archs_spec_list_test_impl)
+
+def _rules_cuda_output_groups_test_impl(ctx):
+    env = analysistest.begin(ctx)
+    groups = analysistest.target_under_test(env)[OutputGroupInfo]
+    rdc = _basenames(groups.rdc_objects.to_list())
+    asserts.equals(env, ["kernel.o"], rdc, "rdc_objects of an rdc library")
+    asserts.equals(env, rdc, _basenames(groups.rdc_pic_objects.to_list()), "rdc_pic_objects")
+    asserts.equals(env, [], groups.objects.to_list(), "objects of an rdc library")
+    asserts.equals(env, ["libouter_rdc.lo"], _basenames(groups.lib.to_list()), "lib (alwayslink: rdc)")
+    asserts.equals(env, ["libouter_rdc.lo"], _basenames(groups.pic_lib.to_list()), "pic_lib")
+    return analysistest.end(env)
+
+rules_cuda_output_groups_test = analysistest.make(_rules_cuda_output_groups_test_impl)
+
+def _binary_rules_cuda_names_test_impl(ctx):
+    env = analysistest.begin(ctx)
+    links = actions_of(env, "CppLink")
+    asserts.equals(env, 1, len(links), "CppLink actions")
+    for link in links:
+        assert_argv_contains(env, link, ["-lrt"])
+    return analysistest.end(env)
+
+binary_rules_cuda_names_test = analysistest.make(_binary_rules_cuda_names_test_impl)
+
 def _compiler_clang_test_impl(ctx):
     env = analysistest.begin(ctx)
     asserts.expect_failure(env, "--@rules_cuda_stages//cuda_rules:compiler=clang is not supported")
@@ -223,7 +293,10 @@ def compat_test_suite(name):
     """
     consumer = "@rules_cuda_compat_consumer//"
     test_suite_of(name, {
+        "archs_list_test": (archs_list_test, {"target_under_test": ":archs_list"}),
+        "archs_spec_list_test": (archs_spec_list_test, {"target_under_test": ":archs_spec_list"}),
         "bad_flag_copt_test": (bad_flag_copt_test, {"target_under_test": consumer + "basic:kernel"}),
+        "binary_rules_cuda_names_test": (binary_rules_cuda_names_test, {"target_under_test": ":binary_rules_cuda_names"}),
         "compiler_clang_test": (compiler_clang_test, {"target_under_test": consumer + "basic:kernel"}),
         "copts_flags_test": (copts_flags_test, {"target_under_test": consumer + "basic:kernel"}),
         "device_link_option_in_linkopts_test": (device_link_option_in_linkopts_test, {"target_under_test": ":nvlink_in_linkopts"}),
@@ -234,6 +307,9 @@ def compat_test_suite(name):
         "rdc_library_archives_and_links_objects_test": (rdc_library_archives_and_links_objects_test, {"target_under_test": consumer + "rdc:librdc"}),
         "rdc_library_device_link_first_test": (rdc_library_device_link_first_test, {"target_under_test": ":outer_rdc"}),
         "rules_cuda_attribute_names_test": (rules_cuda_attribute_names_test, {"target_under_test": ":attribute_names"}),
+        "rules_cuda_output_groups_test": (rules_cuda_output_groups_test, {"target_under_test": ":outer_rdc"}),
         "runtime_flag_test": (runtime_flag_test, {"target_under_test": consumer + "basic:kernel"}),
+        "skip_toolchain_flag_test": (skip_toolchain_flag_test, {"target_under_test": consumer + "basic:kernel"}),
+        "toolchain_flag_reaches_nvcc_test": (toolchain_flag_reaches_nvcc_test, {"target_under_test": consumer + "basic:kernel"}),
         "whole_library_archives_whole_objects_test": (whole_library_archives_whole_objects_test, {"target_under_test": ":whole_over_objects"}),
     })

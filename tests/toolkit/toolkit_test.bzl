@@ -1,7 +1,7 @@
 """Unit tests of the hermetic toolkits: the wheels and Debian tables, redistrib manifests, the tags, the host compiler check."""
 
 load("@bazel_skylib//lib:unittest.bzl", "asserts", "unittest")
-load("//cuda_rules/private:extension.bzl", "library_repositories", "repo_name", "toolkits_from_tags")  # buildifier: disable=bzl-visibility
+load("//cuda_rules/private:extension.bzl", "library_repositories", "repo_name", "rules_cuda_tags", "toolkits_from_tags")  # buildifier: disable=bzl-visibility
 load("//cuda_rules/private:toolchain.bzl", "host_compiler_error", "host_gcc_major", "no_toolkit_message")  # buildifier: disable=bzl-visibility
 load("//cuda_rules/private/repo:cuda_debs.bzl", "CUDA_DEBS")  # buildifier: disable=bzl-visibility
 load("//cuda_rules/private/repo:cuda_versions.bzl", "CUDA_VERSIONS")  # buildifier: disable=bzl-visibility
@@ -285,6 +285,60 @@ def _host_compiler_test_impl(ctx):
 
 host_compiler_test = unittest.make(_host_compiler_test_impl)
 
+# rules_cuda's tags (cuda.local_toolchain, cuda.toolkit(name = ...), cuda.redist_json, cuda.component).
+def _rc_toolkit(name = "", toolkit_path = "", version = "", components_mapping = {}, nvcc_version = ""):
+    return struct(name = name, toolkit_path = toolkit_path, version = version, components_mapping = components_mapping, nvcc_version = nvcc_version)
+
+def _rc_module(name, is_root, toolkit = [], local_toolchain = [], redist_json = [], component = []):
+    return struct(name = name, is_root = is_root, toolkit = toolkit, local_toolchain = local_toolchain, redist_json = redist_json, component = component)
+
+def _rules_cuda_tags_test_impl(ctx):
+    env = unittest.begin(ctx)
+    ours = _rc_module("rules_cuda_stages", False, toolkit = [_rc_toolkit(version = "13.0")])
+
+    # No rules_cuda tag: nothing changes.
+    got = rules_cuda_tags([_rc_module("app", True), ours])
+    asserts.equals(env, None, got.error)
+    asserts.false(env, got.local)
+    asserts.equals(env, [], got.names)
+
+    # rules_cuda 0.2's cuda.local_toolchain in the root module: the installed toolkit, its name.
+    got = rules_cuda_tags([_rc_module("app", True, local_toolchain = [struct(name = "local_cuda", toolkit_path = "")]), ours])
+    asserts.equals(env, None, got.error)
+    asserts.true(env, got.local)
+    asserts.equals(env, "", got.path)
+    asserts.equals(env, ["local_cuda"], got.names)
+    asserts.equals(env, "cuda.local_toolchain(name = \"local_cuda\")", got.origin)
+
+    # rules_cuda's cuda.toolkit(name = ..., toolkit_path = ...): the same, with its path.
+    got = rules_cuda_tags([_rc_module("app", True, toolkit = [_rc_toolkit(name = "cuda", toolkit_path = "/opt/cuda-12.6")]), ours])
+    asserts.equals(env, None, got.error)
+    asserts.true(env, got.local)
+    asserts.equals(env, "/opt/cuda-12.6", got.path)
+    asserts.equals(env, ["cuda"], got.names)
+
+    # Another module's tag creates its name, but does not choose the toolkit.
+    got = rules_cuda_tags([_rc_module("app", True), _rc_module("lib", False, local_toolchain = [struct(name = "lib_cuda", toolkit_path = "/x")])])
+    asserts.equals(env, None, got.error)
+    asserts.false(env, got.local)
+    asserts.equals(env, "", got.path)
+    asserts.equals(env, ["lib_cuda"], got.names)
+
+    # Errors: rules_cuda's redistributable toolkits, two paths, a tag naming nothing.
+    got = rules_cuda_tags([_rc_module("app", True, toolkit = [_rc_toolkit(name = "cuda", version = "12.6.3", components_mapping = {"cuda_nvcc": "@cuda_nvcc"})])])
+    _contains_all(env, got.error, ["cuda.toolkit(name = \"cuda\", version = \"12.6.3\"", "the MODULE.bazel of app", "cuda.redist(version = \"12.6.3\"", "--@rules_cuda_stages//cuda_rules:toolkit=12.6 "])
+    got = rules_cuda_tags([_rc_module("app", True, redist_json = [struct(name = "redist", version = "12.6.3", urls = ["https://x/redistrib_12.6.3.json"], sha256 = "", components = ["cuda_nvcc"], integrity = "", platforms = [])])])
+    _contains_all(env, got.error, ["cuda.redist_json(name = \"redist\", version = \"12.6.3\"", "cuda.redist(version = \"12.6.3\""])
+    got = rules_cuda_tags([_rc_module("app", True, component = [struct(name = "cuda_nvcc", component_name = "nvcc", version = "12.6.85", descriptive_name = "", integrity = "", sha256 = "", strip_prefix = "", url = "", urls = [])])])
+    _contains_all(env, got.error, ["cuda.component(name = \"cuda_nvcc\"", "cuda.redist(version ="])
+    got = rules_cuda_tags([_rc_module("app", True, toolkit = [_rc_toolkit(name = "cuda", toolkit_path = "/a")], local_toolchain = [struct(name = "local_cuda", toolkit_path = "/b")])])
+    _contains_all(env, got.error, ["names two installed toolkits", "toolkit_path = \"/a\"", "toolkit_path = \"/b\""])
+    got = rules_cuda_tags([_rc_module("app", True, toolkit = [_rc_toolkit()])])
+    _contains_all(env, got.error, ["cuda.toolkit() in the MODULE.bazel of app names no toolkit", "`version`", "`name`"])
+    return unittest.end(env)
+
+rules_cuda_tags_test = unittest.make(_rules_cuda_tags_test_impl)
+
 def _no_toolkit_message_test_impl(ctx):
     env = unittest.begin(ctx)
     message = no_toolkit_message("//pkg:k", "//platforms:linux_ppc64le")
@@ -311,6 +365,7 @@ def toolkit_test_suite(name):
         missing_platform_test,
         redist_test,
         tags_test,
+        rules_cuda_tags_test,
         libraries_test,
         host_compiler_test,
         no_toolkit_message_test,

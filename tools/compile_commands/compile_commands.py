@@ -1,4 +1,4 @@
-"""Writes compile_commands.json for editors (clangd, ...): every .cu source and every C++ source of the targets.
+"""Writes compile_commands.json for editors (clangd, ...): every CUDA source and every C/C++ source of the targets.
 
   bazel run @rules_cuda_stages//tools:compile_commands -- [PATTERN...] [--format=clang|nvcc]
       [--output=compile_commands.json] [--bazel_arg=--config=ci ...]
@@ -22,7 +22,7 @@ from tools.compile_commands import compile_commands_lib as lib
 from tools.nvcc_plan import nvcc_plan_lib
 
 FLAGS = flags.FLAGS
-flags.DEFINE_enum("format", "clang", ["clang", "nvcc"], ".cu entries: flags clang's CUDA mode takes (clangd), or the nvcc command.")
+flags.DEFINE_enum("format", "clang", ["clang", "nvcc"], "CUDA entries: flags clang's CUDA mode takes (clangd), or the nvcc command.")
 flags.DEFINE_string("output", "compile_commands.json", "Where to write, relative to the workspace root ('-': stdout).")
 flags.DEFINE_string(
     "bazel",
@@ -108,8 +108,9 @@ def main(argv):
         target = os.path.join(workspace, FLAGS.output)
         with open(target, "w") as f:
             f.write(text)
-        cu = len([e for e in found if e["file"].endswith(".cu")])
-        print("compile_commands: wrote %d entries (%d .cu, %d C/C++) to %s" % (len(found), cu, len(found) - cu, target),
+        # CUDA sources (.cu, and C++ files of the CUDA rules): clang's -x cuda, or nvcc itself.
+        cu = len([e for e in found if "cuda" in e["arguments"] or e["arguments"][0].endswith("/nvcc")])
+        print("compile_commands: wrote %d entries (%d CUDA, %d C/C++) to %s" % (len(found), cu, len(found) - cu, target),
               file=sys.stderr)
     return 0
 

@@ -1,4 +1,4 @@
-"""compile_commands.json for a Bazel workspace: every .cu source of cuda_library / cuda_objects and every C++ source.
+"""compile_commands.json for a Bazel workspace: every CUDA source of cuda_library / cuda_objects (.cu and C++ files) and every other C/C++ source.
 
 Read from `bazel aquery` (no build): for a .cu file, the nvcc command its
 CudaPlan action plans from (staged) or its CudaCompile action runs
@@ -276,6 +276,16 @@ def _tool_configurations(aquery):
     return {c["id"] for c in aquery.get("configuration", []) if c.get("isTool")}
 
 
+def _generated_in_external_repository(src):
+    """A source that a rule of an external repository generates (bazel-out/<cfg>/bin/external/...).
+
+    No editor opens one, and without a build (this tool only queries) it does
+    not exist: the toolkit's driver and NVML link stubs (stub.c) are such.
+    """
+    parts = src.split("/")
+    return len(parts) > 4 and parts[0] == "bazel-out" and parts[2] == "bin" and parts[3] == "external"
+
+
 def entries(aquery, paths, fmt="clang", sysroot_of=lambda compiler: None, toolkit_of=lambda nvcc: ((), None)):
     """compile_commands.json entries from `bazel aquery --output=jsonproto --include_param_files` output.
 
@@ -304,7 +314,7 @@ def entries(aquery, paths, fmt="clang", sysroot_of=lambda compiler: None, toolki
         argv = expand_params(action.get("arguments", []), params)
         if mnemonic == CPP_MNEMONIC:
             src = _cpp_source(argv)
-            if not src:
+            if not src or _generated_in_external_repository(src):
                 continue
             args = drop_depfile_flags(fix_paths(argv, paths))
             if fmt == "clang":

@@ -66,6 +66,13 @@ def _aquery():
                 "configurationId": 2,
                 "arguments": ["/usr/bin/gcc", "-c", "external/bazel_tools/tool.cc", "-o", "t.o"],
             },
+            {
+                # A source an external repository's rule generates (the driver's link stub): no entry.
+                "mnemonic": "CppCompile",
+                "configurationId": 1,
+                "arguments": ["/usr/bin/gcc", "-c", "bazel-out/k8-fastbuild/bin/external/_main~cuda~cuda_13_0/_stubs/cuda_stub/stub.c",
+                              "-o", "bazel-out/k8-fastbuild/bin/external/_main~cuda~cuda_13_0/_objs/stub.o"],
+            },
         ],
     }
 

@@ -4,7 +4,7 @@ load("//cuda_rules/private:toolchain.bzl", "CUDA_TOOLCHAIN_TYPE")
 
 visibility(["//cuda_rules/..."])
 
-def compile_action(actions, *, cuda, src, headers, cc_files, nvcc_args, obj):
+def compile_action(actions, *, cuda, src, headers, cc_files, nvcc_args, language, obj):
     """Runs the toolkit's nvcc on `src` as one action, the way bazel-contrib/rules_cuda does.
 
     nvcc embeds temporary file names (tmpxft_<pid>_...) in the object, so the
@@ -13,13 +13,15 @@ def compile_action(actions, *, cuda, src, headers, cc_files, nvcc_args, obj):
     Args:
       actions: ctx.actions.
       cuda: CudaToolchainInfo.
-      src: File, the .cu source.
+      src: File, the CUDA source.
       headers: depset of File the source may include.
       cc_files: depset of the host compiler's files.
       nvcc_args: Args, nvcc's options (archs, flags, include paths).
+      language: list of string: ["-x", "cu"] for a C++ source, else empty (nvcc_args.language_flags).
       obj: File, the object to write.
     """
     args = actions.args()
+    args.add_all(language)
     args.add("-c")
     args.add(src)
     args.add("-o", obj)

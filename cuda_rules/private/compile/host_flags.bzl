@@ -18,6 +18,7 @@ code only), so changing those re-runs host stages and reuses every device
 stage. docs/cuda_library.md, "The C++ toolchain's flags", states the classes.
 """
 
+load("@bazel_skylib//rules:common_settings.bzl", "BuildSettingInfo")
 load("@rules_cc//cc:action_names.bzl", "ACTION_NAMES")
 load("@rules_cc//cc/common:cc_common.bzl", "cc_common")
 
@@ -34,7 +35,7 @@ DROPPED = {
     "-S": _OUTPUTS,
     "-E": _OUTPUTS,
     "-o": _OUTPUTS,
-    "-x": "nvcc compiles .cu files as CUDA",
+    "-x": "the rules choose the language (-x cu for C++ sources)",
     "-M": _DEPS,
     "-MM": _DEPS,
     "-MD": _DEPS,
@@ -268,7 +269,8 @@ def toolchain_compile_flags(ctx, cc_toolchain, feature_configuration = None):
       feature_configuration: the target's, or None to configure it from ctx.features.
 
     Returns:
-      list of string.
+      list of string, without those --@rules_cuda_stages//cuda_rules:cc_host_compile_flags_to_skip
+      names (when the rule has that attribute).
     """
     if feature_configuration == None:
         feature_configuration = cc_common.configure_features(
@@ -283,11 +285,19 @@ def toolchain_compile_flags(ctx, cc_toolchain, feature_configuration = None):
         feature_configuration = feature_configuration,
         user_compile_flags = cpp.copts + cpp.cxxopts,
     )
-    return cc_common.get_memory_inefficient_command_line(
+    flags = cc_common.get_memory_inefficient_command_line(
         feature_configuration = feature_configuration,
         action_name = ACTION_NAMES.cpp_compile,
         variables = variables,
     )
+
+    # rules_cuda's --@rules_cuda_stages//cuda_rules:cc_host_compile_flags_to_skip:
+    # flags of the C++ toolchain that nvcc's host compiler must not get.
+    skip = getattr(ctx.attr, "_cc_host_compile_flags_to_skip", None)
+    if skip:
+        dropped = skip[BuildSettingInfo].value
+        flags = [f for f in flags if f not in dropped]
+    return flags
 
 _SHELL_SAFE = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_=+./:@%^,"
 

@@ -46,6 +46,22 @@ def nvcc_options(*, copts, host_copts, ptxasopts, local_defines, optf, toolchain
         toolchain_flags = toolchain_flags,
     )
 
+def language_flags(src):
+    """nvcc's -x for a CUDA source whose extension nvcc would not compile as CUDA by itself.
+
+    nvcc compiles a .cc, .cpp or .cxx file as plain C++ with the host
+    compiler: no device code, no __CUDACC__, no implicit cuda_runtime.h.
+    With `-x cu` its plan is a .cu file's (the same stages, named after the
+    same stem), which is what rules_cuda passes for every source.
+
+    Args:
+      src: File, a CUDA source of the target.
+
+    Returns:
+      list of string.
+    """
+    return [] if src.extension == "cu" else ["-x", "cu"]
+
 def _execroot_relative(path):
     return path or "."
 

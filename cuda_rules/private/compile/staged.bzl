@@ -1,4 +1,4 @@
-"""One .cu file compiled in stages: every file of the stage table declared, CudaPlan, then one action per stage."""
+"""One CUDA source compiled in stages: every file of the stage table declared, CudaPlan, then one action per stage."""
 
 load("//cuda_rules/private:actions/cicc.bzl", "cicc_action")
 load("//cuda_rules/private:actions/embed_fatbin.bzl", "embed_fatbin_action")
@@ -8,7 +8,7 @@ load("//cuda_rules/private:actions/host_compile.bzl", "host_compile_action")
 load("//cuda_rules/private:actions/plan.bzl", "in_params_file", "plan_action")
 load("//cuda_rules/private:actions/preprocess.bzl", "device_preprocess_action", "host_preprocess_action")
 load("//cuda_rules/private:actions/ptxas.bzl", "ptxas_action")
-load("//cuda_rules/private:compile/nvcc_args.bzl", "canonical")
+load("//cuda_rules/private:compile/nvcc_args.bzl", "canonical", "language_flags")
 load("//cuda_rules/private:labels.bzl", "display_label")
 load("//cuda_rules/private:layout.bzl", "declare_compile_files", "paths", "stub_arch")
 load("//cuda_rules/private:stages.bzl", "PLAN_OUTPUTS")
@@ -24,7 +24,9 @@ def source_base(ctx, src, variant = "_cuda"):
       variant: the top directory: "_cuda", or "_cuda_rdc" for cuda_objects' relocatable variant.
 
     Returns:
-      "<variant>/<target>/<source path in the package, without extension>/".
+      "<variant>/<target>/<source path in the package, without .cu>/": a .cu
+      file's directory drops the extension, any other source's keeps it
+      (k.cu -> k/, k.cc -> k.cc/), so k.cu and k.cc of one target do not meet.
     """
     path = src.short_path
     if path.startswith("../"):  # ../<repo>/<path> for sources of other repositories
@@ -32,7 +34,9 @@ def source_base(ctx, src, variant = "_cuda"):
     package = ctx.label.package
     if package and path.startswith(package + "/"):
         path = path[len(package) + 1:]
-    return "{}/{}/{}/".format(variant, ctx.label.name, path.rpartition(".")[0])
+    if src.extension == "cu":
+        path = path.rpartition(".")[0]
+    return "{}/{}/{}/".format(variant, ctx.label.name, path)
 
 def link_marker(label, src):
     """The hidden symbol a relocatable source's object needs and every device link of it defines.
@@ -54,7 +58,7 @@ def _mangle(text):
     return "".join([c if c.isalnum() else "_" for c in text.elems()]).strip("_")
 
 def staged_compile(ctx, *, cuda, cc_files, archs, pinned_list, rdc, variant, user_options, toolchain_flags, nvcc_args, extra_inputs, headers, src, planner):
-    """Declares and registers every stage of one .cu file.
+    """Declares and registers every stage of one CUDA source.
 
     Args:
       ctx: the rule context.
@@ -70,11 +74,12 @@ def staged_compile(ctx, *, cuda, cc_files, archs, pinned_list, rdc, variant, use
       nvcc_args: Args, nvcc's options for the target (nvcc_args.nvcc_common_args).
       extra_inputs: list of File CudaPlan reads besides the toolkit (an nvcc options file).
       headers: depset of File the source may include (the toolkit's too).
-      src: File, the .cu source.
+      src: File, the CUDA source (.cu, or C++ compiled with -x cu).
       planner: FilesToRunProvider of //tools/nvcc_plan:planner.
 
     Returns:
-      struct(obj, device_link_inputs, ltoir, ptx, cubins, fatbin, plan_files).
+      struct(obj, device_link_inputs, ltoir, ptx, cubins, fatbin, plan_files, image): image is
+      CudaInfo.images' entry for the source.
     """
     stem = src.basename.rpartition(".")[0]
     d = declare_compile_files(ctx.actions, base = source_base(ctx, src, variant), stem = stem, archs = archs, rdc = rdc)
@@ -100,6 +105,7 @@ def staged_compile(ctx, *, cuda, cc_files, archs, pinned_list, rdc, variant, use
     }))
 
     src_args = in_params_file(ctx.actions.args())
+    src_args.add_all(language_flags(src))
     src_args.add("-c", src.path)
     src_args.add("-o", files["obj"])
     plan_action(
@@ -219,4 +225,10 @@ def staged_compile(ctx, *, cuda, cc_files, archs, pinned_list, rdc, variant, use
         cubins = [files["cubin/{}/{}".format(v.virtual, r)] for v in archs.virtuals for r in v.reals],
         fatbin = files["fatbin"],
         plan_files = scripts.values() + [d.layout] + [files[o.key] for o in PLAN_OUTPUTS],
+        image = struct(
+            src = src,
+            fatbin = files["fatbin"],
+            ptx = {v.virtual: files["ptx/" + v.virtual] for v in archs.virtuals},
+            cubins = {r: files["cubin/{}/{}".format(v.virtual, r)] for v in archs.virtuals for r in v.reals},
+        ),
     )

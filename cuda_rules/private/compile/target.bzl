@@ -1,4 +1,4 @@
-"""What cuda_library and cuda_objects share: attributes, archs, options, the compilation context, and compiling the .cu files."""
+"""What cuda_library and cuda_objects share: attributes, archs, options, the compilation context, and compiling the CUDA sources."""
 
 load("@bazel_skylib//rules:common_settings.bzl", "BuildSettingInfo")
 load("@rules_cc//cc:find_cc_toolchain.bzl", "find_cc_toolchain")
@@ -9,7 +9,7 @@ load("//cuda_rules/private:archs.bzl", "device_link_archs", "parse_archs", "pinn
 load("//cuda_rules/private:compile/host_flags.bzl", "classify_host_flags", "toolchain_compile_flags")
 load("//cuda_rules/private:compile/make_variables.bzl", "expanded_attributes")
 load("//cuda_rules/private:compile/nvcc_args.bzl", "join_path", "nvcc_common_args", "nvcc_options")
-load("//cuda_rules/private:compile/staged.bzl", "staged_compile")
+load("//cuda_rules/private:compile/staged.bzl", "source_base", "staged_compile")
 load("//cuda_rules/private:compile/unstaged.bzl", "unstaged_compile")
 load("//cuda_rules/private:device_debug.bzl", "device_debug_requested")
 load("//cuda_rules/private:labels.bzl", "display_label")
@@ -19,8 +19,14 @@ load("//cuda_rules/private:toolchain.bzl", "find_cuda_toolchain")
 
 visibility(["//cuda_rules/..."])
 
-CUDA_EXTENSIONS = ["cu"]
-CC_EXTENSIONS = ["cc", "cpp", "cxx", "c++", "C", "c"]
+# Every C++ source is a CUDA translation unit, compiled in stages by nvcc
+# (with -x cu where the extension is not .cu), as bazel-contrib/rules_cuda
+# compiles every source of its rules: kernels may live in .cc files, and a
+# macro that hides device code from a plain C++ compiler never does here.
+CUDA_EXTENSIONS = ["cu", "cc", "cpp", "cxx", "c++", "C"]
+
+# C sources: the C++ toolchain's C compiler, as nvcc compiles a .c file.
+C_EXTENSIONS = ["c"]
 HDR_EXTENSIONS = ["h", "hh", "hpp", "hxx", "inc", "inl", "cuh"]
 
 _COPTS_FLAG = "--@rules_cuda_stages//cuda_rules:copts"
@@ -44,8 +50,10 @@ def compile_attrs(aspects = []):
     """
     return {
         "srcs": attr.label_list(
-            allow_files = ["." + e for e in CUDA_EXTENSIONS + CC_EXTENSIONS + HDR_EXTENSIONS],
-            doc = ".cu files (compiled in stages), C/C++ files (compiled by the C++ toolchain) and private headers.",
+            allow_files = ["." + e for e in CUDA_EXTENSIONS + C_EXTENSIONS + HDR_EXTENSIONS],
+            doc = "Sources and private headers. .cu and C++ files (.cc, .cpp, .cxx, .c++, .C) are CUDA, compiled " +
+                  "in stages by nvcc (C++ files with -x cu, as in rules_cuda); .c files are C, compiled by the C++ " +
+                  "toolchain. Host-only C++ that should not go through nvcc belongs in a cc_library in deps.",
         ),
         "hdrs": attr.label_list(allow_files = ["." + e for e in HDR_EXTENSIONS], doc = "Public headers."),
         "deps": attr.label_list(
@@ -59,8 +67,10 @@ def compile_attrs(aspects = []):
             doc = "Like deps, but their headers and include paths are for this target's compiles only (not its " +
                   "dependents'); they are still linked into binaries that depend on this target.",
         ),
-        "copts": attr.string_list(doc = "nvcc options for .cu files (e.g. -O3, -lineinfo, --use_fast_math, -Xptxas=-v)."),
-        "host_copts": attr.string_list(doc = "Host compiler options: passed with -Xcompiler to .cu stages, as is to .cc files."),
+        "copts": attr.string_list(doc = "nvcc options for the CUDA sources (e.g. -O3, -lineinfo, --use_fast_math, -Xptxas=-v). " +
+                                        "--extended-lambda and --expt-relaxed-constexpr are on by default, as in rules_cuda: " +
+                                        "features = [\"-nvcc_extended_lambda\"] / [\"-nvcc_relaxed_constexpr\"] turn them off."),
+        "host_copts": attr.string_list(doc = "Host compiler options: passed with -Xcompiler to the CUDA sources' stages, as is to .c files."),
         "ptxasopts": attr.string_list(doc = "ptxas options (passed as -Xptxas)."),
         "defines": attr.string_list(doc = "Preprocessor defines for this target and its dependents (C++ and CUDA). " +
                                           "`host_defines` (rules_cuda's name) is the same."),
@@ -84,6 +94,7 @@ def compile_attrs(aspects = []):
         "_staged": attr.label(default = "//cuda_rules:staged"),
         "_copts": attr.label(default = "//cuda_rules:copts"),
         "_host_copts": attr.label(default = "//cuda_rules:host_copts"),
+        "_cc_host_compile_flags_to_skip": attr.label(default = "//cuda_rules:cc_host_compile_flags_to_skip"),
         "_device_debug": attr.label(default = "//cuda_rules:device_debug"),
         "_compiler": attr.label(default = "//cuda_rules:compiler"),
         "_runtime": attr.label(default = "//cuda_rules:runtime", providers = [CcInfo]),
@@ -142,6 +153,34 @@ def check_toolkit_archs(ctx, cuda, archs):
 def is_staged(ctx):
     return ctx.attr._staged[BuildSettingInfo].value if ctx.attr.staged == -1 else ctx.attr.staged == 1
 
+# nvcc options rules_cuda gives every compile (its toolchain features
+# nvcc_relaxed_constexpr and nvcc_extended_lambda, on by default), so code
+# written for it compiles: constexpr host functions called from device code,
+# __device__ lambdas (Thrust, NCCL). As there, `features = ["-<feature>"]` (or
+# --features=-<feature>) turns one off. {feature: (option, its spellings)}
+DEFAULT_NVCC_FEATURES = {
+    "nvcc_extended_lambda": ("--extended-lambda", ["--extended-lambda", "-extended-lambda", "--expt-extended-lambda", "-expt-extended-lambda"]),
+    "nvcc_relaxed_constexpr": ("--expt-relaxed-constexpr", ["--expt-relaxed-constexpr", "-expt-relaxed-constexpr"]),
+}
+
+def default_nvcc_options(disabled_features, copts):
+    """rules_cuda's default nvcc options that neither a disabled feature nor `copts` already give.
+
+    Args:
+      disabled_features: ctx.disabled_features.
+      copts: the build's and the target's nvcc options.
+
+    Returns:
+      list of string.
+    """
+    out = []
+    for feature in sorted(DEFAULT_NVCC_FEATURES.keys()):
+        option, spellings = DEFAULT_NVCC_FEATURES[feature]
+        if feature in disabled_features or [o for o in copts if o in spellings]:
+            continue
+        out.append(option)
+    return out
+
 def _sets_std(copts):
     return [o for o in copts if o.startswith("-std=") or o.startswith("--std=") or o in ("-std", "--std")] != []
 
@@ -167,7 +206,10 @@ def target_options(ctx, staged, cc_toolchain, feature_configuration, attrs, vers
         check_known_options(display_label(ctx.label), _COPTS_FLAG, flag_copts, version)
         check_known_options(display_label(ctx.label), "copts", attrs.copts, version)
     copts = flag_copts + attrs.copts
-    if device_debug_requested(ctx.label, ctx.attr._device_debug[BuildSettingInfo].value):
+    copts = default_nvcc_options(ctx.disabled_features, copts) + copts
+
+    # rules_cuda's cuda_device_debug feature (features = [...], --features=) does what the flag does.
+    if "cuda_device_debug" in ctx.features or device_debug_requested(ctx.label, ctx.attr._device_debug[BuildSettingInfo].value):
         copts = ["-G"] + copts
     return nvcc_options(
         copts = copts,
@@ -182,10 +224,10 @@ def target_options(ctx, staged, cc_toolchain, feature_configuration, attrs, vers
     )
 
 def split_srcs(ctx):
-    """struct(cu, cc, hdrs): the target's srcs by kind."""
+    """struct(cu, cc, hdrs): the target's srcs by kind: CUDA (.cu and C++), C, headers."""
     return struct(
         cu = [f for f in ctx.files.srcs if f.extension in CUDA_EXTENSIONS],
-        cc = [f for f in ctx.files.srcs if f.extension in CC_EXTENSIONS],
+        cc = [f for f in ctx.files.srcs if f.extension in C_EXTENSIONS],
         hdrs = [f for f in ctx.files.srcs if f.extension in HDR_EXTENSIONS],
     )
 
@@ -281,7 +323,7 @@ def target_context(ctx):
     )
 
 def compile_cu(ctx, *, cuda, cc_toolchain, archs, pinned_list, staged, rdc, variant, comp, options, cu_srcs):
-    """Compiles every .cu file of the target, in stages or with one nvcc action each.
+    """Compiles every CUDA source of the target (.cu and C++ files), in stages or with one nvcc action each.
 
     Args:
       ctx: the rule context.
@@ -294,16 +336,17 @@ def compile_cu(ctx, *, cuda, cc_toolchain, archs, pinned_list, staged, rdc, vari
       variant: the outputs' top directory ("_cuda", "_cuda_rdc").
       comp: struct from compilation.
       options: struct from target_options.
-      cu_srcs: list of File.
+      cu_srcs: list of File, the CUDA sources (split_srcs' `cu`).
 
     Returns:
-      struct(objects, device_link_inputs, ltoir, ptx, cubins, fatbins, plan_files): lists.
+      struct(objects, device_link_inputs, ltoir, ptx, cubins, fatbins, plan_files, images): lists
+      (images: CudaInfo.images).
     """
     if not staged:
         # One nvcc action cannot be given another list: nvcc's own (mixing
         # lists is safe, docs/cuda_library.md "CCCL").
         pinned_list = ""
-    out = struct(objects = [], device_link_inputs = [], ltoir = [], ptx = [], cubins = [], fatbins = [], plan_files = [])
+    out = struct(objects = [], device_link_inputs = [], ltoir = [], ptx = [], cubins = [], fatbins = [], plan_files = [], images = [])
     if not cu_srcs:
         return out
     nvcc_args = nvcc_common_args(
@@ -321,6 +364,7 @@ def compile_cu(ctx, *, cuda, cc_toolchain, archs, pinned_list, staged, rdc, vari
         in_params_file(nvcc_args)
     extra_inputs = [options.optf] if options.optf else []
     cc_files = cc_toolchain.all_files
+    check_output_directories(ctx, cu_srcs)
     for src in cu_srcs:
         check_source_path(ctx.label, src)
         if staged:
@@ -347,6 +391,7 @@ def compile_cu(ctx, *, cuda, cc_toolchain, archs, pinned_list, staged, rdc, vari
             out.cubins.extend(r.cubins)
             out.fatbins.append(r.fatbin)
             out.plan_files.extend(r.plan_files)
+            out.images.append(r.image)
         else:
             obj = unstaged_compile(
                 ctx,
@@ -366,6 +411,23 @@ def compile_cu(ctx, *, cuda, cc_toolchain, archs, pinned_list, staged, rdc, vari
                     for a in device_link_archs(archs)
                 ])
     return out
+
+def check_output_directories(ctx, cu_srcs):
+    """Fails analysis naming both sources when two CUDA sources of the target would share an output directory.
+
+    Only `k.cc.cu` next to `k.cc` can (staged.source_base: k.cu -> k/, k.cc -> k.cc/).
+
+    Args:
+      ctx: the rule context.
+      cu_srcs: list of File.
+    """
+    seen = {}
+    for src in cu_srcs:
+        base = source_base(ctx, src)
+        if base in seen:
+            fail(("{}: {} and {} would compile into the same directory ({}). Fix: rename one of them, or put " +
+                  "them in different targets.").format(display_label(ctx.label), seen[base].short_path, src.short_path, base))
+        seen[base] = src
 
 # Characters nvcc cannot take in a source's path: it runs its stages through
 # /bin/sh with the path in double quotes, where these keep a meaning.
@@ -413,7 +475,7 @@ def check_lto(ctx, archs, rdc):
         ))
 
 def compile_cc(ctx, *, cc_toolchain, feature_configuration, comp, srcs):
-    """The C/C++ files in srcs, compiled by the C++ toolchain.
+    """The C files in srcs, compiled by the C++ toolchain (and the compilation context for dependents).
 
     Args:
       ctx: the rule context.

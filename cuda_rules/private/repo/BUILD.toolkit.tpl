@@ -134,10 +134,14 @@ cc_library(
     )[:1],
 )
 
+# The toolkit's headers, with CCCL's directory on the include path too (where
+# nvcc puts it itself for CUDA sources: include/cccl from CUDA 13 on), so a C++
+# file that includes a cuda_library's header that includes Thrust or CUB
+# compiles: every cuda_library passes this on with the runtime.
 cc_library(
     name = "headers",
     hdrs = glob(["include/**"], allow_empty = True),
-    includes = ["include"],
+    includes = ["include"] + (["%{cccl_include}"] if "%{cccl_include}" != "include" else []),
 )
 
 cc_import(
@@ -184,7 +188,17 @@ alias(
     actual = ":cudart_static",
 )
 
-# CCCL (%{cccl_include}): libcu++, CUB and Thrust, header-only.
+# rules_cuda's: no CUDA runtime at all, for
+# --@rules_cuda_stages//cuda_rules:runtime=@cuda//:no_cuda_runtime (a build
+# that links its own). The toolkit's headers still come with it.
+cc_library(
+    name = "no_cuda_runtime",
+    deps = [":headers"],
+)
+
+# CCCL (%{cccl_include}): libcu++, CUB and Thrust, header-only. They include
+# the runtime's headers (cuda_runtime_api.h, vector_types.h), which come with
+# them, so a plain .cpp over @cuda//:thrust compiles.
 cc_library(
     name = "libcudacxx",
     hdrs = glob(
@@ -195,6 +209,7 @@ cc_library(
         allow_empty = True,
     ),
     includes = ["%{cccl_include}"],
+    deps = [":headers"],
 )
 
 cc_library(

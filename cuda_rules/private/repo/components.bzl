@@ -20,7 +20,10 @@ Per component:
                   deps:   other @cuda//: targets it needs (link and run time);
                   hdrs:   glob patterns under include/ (default: the component's headers);
                   stub:   [header, soname]: a link-only stub library generated from the
-                          header (the real library comes with the driver).
+                          header (the real library comes with the driver);
+                  runtime: "yes": its functions are the CUDA runtime's, so it links the
+                          build's runtime (--@rules_cuda_stages//cuda_rules:runtime).
+                Every target also gets the toolkit's headers (its headers include them).
   redist:       the component's name in NVIDIA's redistrib manifests (redistrib_<version>.json), for
                 toolkits from cuda.redist(...); absent: not part of the CUDA release (cuDNN, NCCL).
   headers:      name prefixes of the files it puts in include/ (for components with a
@@ -281,6 +284,11 @@ CUDA_COMPONENTS = {
         "package": "nvidia-nvjitlink",
         "strip_prefix": "nvidia/cu{major}",
         "targets": {
+            # rules_cuda's spelling.
+            "nvJitLink": {
+                "deps": ["nvjitlink"],
+                "hdrs": [],
+            },
             "nvjitlink": {
                 "shared": ["libnvJitLink.so"],
             },
@@ -360,6 +368,11 @@ CUDA_COMPONENTS = {
             "nvtx": {
                 "hdrs": ["nvtx3/**"],
             },
+            # rules_cuda's name for the header-only NVTX 3 (its `nvtx` links NVTX 2's libnvToolsExt).
+            "nvtx3": {
+                "deps": ["nvtx"],
+                "hdrs": [],
+            },
         },
         "toolkit": "yes",
     },
@@ -374,6 +387,8 @@ CUDA_COMPONENTS = {
                     "cuda_profiler_api.h",
                     "cudaProfiler.h",
                 ],
+                # cudaProfilerStart and cudaProfilerStop are in cudart.
+                "runtime": "yes",
             },
         },
         "toolkit": "yes",
@@ -393,5 +408,6 @@ TOOLKIT_TARGETS = {
     "cuda_runtime_static": "alias of :cuda_runtime",
     "cudadevrt": "the device runtime (libcudadevrt.a)",
     "libcudacxx": "libcu++ (headers)",
+    "no_cuda_runtime": "no CUDA runtime (rules_cuda's): --@rules_cuda_stages//cuda_rules:runtime=@cuda//:no_cuda_runtime links none",
     "thrust": "Thrust, with CUB (headers)",
 }

@@ -27,6 +27,13 @@ _LIBRARY_ATTRS = [
     "staged",
 ]
 
+def _rules_cuda_names(kwargs):
+    # rules_cuda's names on its macros: host_linkopts are the binary's linkopts;
+    # alwayslink is the library's, which is always alwayslink here (as there).
+    if "host_linkopts" in kwargs:
+        kwargs["linkopts"] = kwargs.get("linkopts", []) + kwargs.pop("host_linkopts")
+    kwargs.pop("alwayslink", None)
+
 def _split(name, srcs, deps, kwargs):
     lib_kwargs = {k: kwargs.pop(k) for k in _LIBRARY_ATTRS if k in kwargs}
     common = {
@@ -57,31 +64,35 @@ def _split(name, srcs, deps, kwargs):
     return [":" + dlink]
 
 def cuda_binary(name, srcs = [], deps = [], **kwargs):
-    """A cc_binary whose sources may be .cu files (compiled by a cuda_library in stages).
+    """A cc_binary whose sources are CUDA (.cu and C++ files, compiled by a cuda_library in stages).
 
     Args:
       name: the binary's name.
-      srcs: .cu, C/C++ sources and private headers.
+      srcs: CUDA sources (.cu, and C++ files compiled with nvcc -x cu, as in rules_cuda), C sources
+        and private headers.
       deps: cuda_library / cuda_objects / cc_library dependencies.
       **kwargs: cuda_library attributes (copts, host_copts, ptxasopts, defines, host_defines,
         local_defines, host_local_defines, includes, implementation_deps, optf, archs, staged, hdrs,
         rdc), `dlinkopts` for the device link, and cc_binary attributes. All relocatable device code
         (rdc = True here or below) is device-linked once for the binary (cuda_device_link).
-        requires_cuda() is added to target_compatible_with.
+        rules_cuda's `host_linkopts` are the binary's `linkopts`, and its `alwayslink` is ignored (the
+        sources' library is alwayslink). requires_cuda() is added to target_compatible_with.
     """
     kwargs["target_compatible_with"] = with_requires_cuda(kwargs.get("target_compatible_with"))
+    _rules_cuda_names(kwargs)
     cc_binary(name = name, deps = _split(name, srcs, deps, kwargs), **kwargs)
 
 def cuda_test(name, srcs = [], deps = [], **kwargs):
-    """A cc_test whose sources may be .cu files; tag GPU tests with "requires-gpu".
+    """A cc_test whose sources are CUDA (.cu and C++ files); tag GPU tests with "requires-gpu".
 
     Args:
       name: the test's name.
-      srcs: .cu, C/C++ sources and private headers.
+      srcs: as for cuda_binary.
       deps: cuda_library / cuda_objects / cc_library dependencies.
       **kwargs: cuda_library attributes (see cuda_binary), `dlinkopts`, and cc_test attributes.
     """
     kwargs["target_compatible_with"] = with_requires_cuda(kwargs.get("target_compatible_with"))
+    _rules_cuda_names(kwargs)
     kwargs.setdefault("testonly", True)
     testonly = kwargs.pop("testonly")
     deps = _split(name, srcs, deps, dict(kwargs, testonly = testonly))

@@ -1,4 +1,4 @@
-"""cuda_library: CUDA and C++ sources compiled into a library, one action per nvcc stage."""
+"""cuda_library: CUDA sources (.cu and C++) compiled into a library, one action per nvcc stage."""
 
 load("@rules_cc//cc:find_cc_toolchain.bzl", "use_cc_toolchain")
 load("@rules_cc//cc/common:cc_common.bzl", "cc_common")
@@ -21,7 +21,7 @@ load(
 )
 load("//cuda_rules/private:nvcc_options.bzl", "check_link_options")
 load("//cuda_rules/private:providers.bzl", "CudaInfo")
-load("//cuda_rules/private:requires_cuda.bzl", "staged_value", "with_requires_cuda")
+load("//cuda_rules/private:requires_cuda.bzl", "archs_value", "staged_value", "with_requires_cuda")
 load("//cuda_rules/private:toolchain.bzl", "CUDA_TOOLCHAINS")
 
 visibility(["//cuda_rules/...", "//tests/..."])
@@ -140,6 +140,7 @@ def _cuda_library_impl(ctx):
             pinned_arch_list = t.pinned_list if t.staged else "",
             rdc = rdc,
             device_link_inputs = device_link_inputs,
+            images = own.images,
         ),
         OutputGroupInfo(
             ptx = depset(own.ptx),
@@ -149,6 +150,14 @@ def _cuda_library_impl(ctx):
             cuda_objects = all_objects,
             cuda_plan = depset(own.plan_files + (dlink.plan_files if dlink else [])),
             device_link = depset(dlink.cubins + dlink.reg_cs + [dlink.fatbin, dlink.obj] if dlink else []),
+            # rules_cuda's names. One object per source serves both (position
+            # independent: -fPIC), relocatable with rdc = True.
+            lib = depset(default_files),
+            pic_lib = depset(default_files),
+            objects = depset() if rdc else all_objects,
+            pic_objects = depset() if rdc else all_objects,
+            rdc_objects = all_objects if rdc else depset(),
+            rdc_pic_objects = all_objects if rdc else depset(),
         ),
     ]
 
@@ -172,13 +181,15 @@ _ATTRS = dict(compile_attrs(aspects = [device_link_inputs_aspect]), **{
 
 cuda_library_rule = rule(
     implementation = _cuda_library_impl,
-    doc = """CUDA and C++ sources compiled into a library usable by cc_binary, cc_library and cuda_library.
+    doc = """CUDA sources compiled into a library usable by cc_binary, cc_library and cuda_library.
 
-Each .cu file is compiled as one Bazel action per nvcc stage (CudaPlan, CudaHostPreprocess,
+Every .cu and C++ source (.cc, .cpp, .cxx: nvcc -x cu, as in rules_cuda) is CUDA, compiled as one
+Bazel action per nvcc stage (CudaPlan, CudaHostPreprocess,
 CudaFrontend, and per arch CudaDevicePreprocess, CudaCicc, CudaPtxas, then CudaFatbinary,
 CudaHostCompile and CudaEmbedFatbin), so caches reuse work per stage and per arch. With rdc = True it
 also device-links the relocatable code below it. Output groups: ptx, ltoir, cubin, fatbin,
-cuda_objects, cuda_plan, device_link.""",
+cuda_objects, cuda_plan, device_link, and rules_cuda's lib, pic_lib, objects, pic_objects,
+rdc_objects, rdc_pic_objects.""",
     attrs = _ATTRS,
     # The heavy per-arch stages run in their own exec groups, so a target can
     # route them to other workers: exec_properties = {"ptxas.Pool": "large"}.
@@ -192,8 +203,8 @@ cuda_objects, cuda_plan, device_link.""",
     provides = [CcInfo, CudaInfo],
 )
 
-def cuda_library(name, staged = None, target_compatible_with = None, **kwargs):
-    """CUDA and C++ sources compiled into a library; .cu files one Bazel action per nvcc stage.
+def cuda_library(name, staged = None, archs = None, target_compatible_with = None, **kwargs):
+    """CUDA sources (.cu and C++ files, as in rules_cuda) compiled into a library, one Bazel action per nvcc stage.
 
     The rule and its attributes: [docs/api/rules.md](rules.md#cuda_library).
 
@@ -204,6 +215,8 @@ def cuda_library(name, staged = None, target_compatible_with = None, **kwargs):
       name: the target's name.
       staged: True: one action per nvcc stage; False: one nvcc action per source (mnemonic
         CudaCompile, like bazel-contrib/rules_cuda); None (default): --@rules_cuda_stages//cuda_rules:staged.
+      archs: the rule's `archs` (a string); rules_cuda's list of arch specs is accepted too, joined
+        (["sm_80", "sm_90"] is "sm_80,sm_90").
       target_compatible_with: as for any rule; requires_cuda() is added.
       **kwargs: the attributes of the rule: srcs, hdrs, deps, implementation_deps, copts, host_copts,
         ptxasopts, defines, host_defines, local_defines, host_local_defines, includes, optf, linkopts,
@@ -212,6 +225,7 @@ def cuda_library(name, staged = None, target_compatible_with = None, **kwargs):
     cuda_library_rule(
         name = name,
         staged = staged_value(name, staged),
+        archs = archs_value(archs),
         target_compatible_with = with_requires_cuda(target_compatible_with),
         **kwargs
     )

@@ -12,7 +12,7 @@ load(
     "target_context",
 )
 load("//cuda_rules/private:providers.bzl", "CudaInfo", "CudaObjectsInfo")
-load("//cuda_rules/private:requires_cuda.bzl", "staged_value", "with_requires_cuda")
+load("//cuda_rules/private:requires_cuda.bzl", "archs_value", "staged_value", "with_requires_cuda")
 load("//cuda_rules/private:toolchain.bzl", "CUDA_TOOLCHAINS")
 
 visibility(["//cuda_rules/...", "//tests/..."])
@@ -82,10 +82,14 @@ def _cuda_objects_impl(ctx):
             pinned_arch_list = t.pinned_list if t.staged else "",
             rdc = True,
             device_link_inputs = [],
+            images = relocatable.images,
         ),
         OutputGroupInfo(
             objects = depset(variants[False].objects + cc_objects) if False in variants else depset(),
             rdc_objects = relocatable_objects,
+            # rules_cuda's names for the same objects (they are position independent: -fPIC).
+            pic_objects = depset(variants[False].objects + cc_objects) if False in variants else depset(),
+            rdc_pic_objects = relocatable_objects,
             ptx = depset(relocatable.ptx),
             ltoir = depset(relocatable.ltoir),
             cubin = depset(relocatable.cubins),
@@ -96,13 +100,14 @@ def _cuda_objects_impl(ctx):
 
 cuda_objects_rule = rule(
     implementation = _cuda_objects_impl,
-    doc = """CUDA (and C++) sources compiled to objects that a cuda_library archives, as in rules_cuda.
+    doc = """CUDA sources (.cu and C++ files) compiled to objects that a cuda_library archives, as in rules_cuda.
 
 A cuda_library lists cuda_objects targets in `deps`: with rdc = True it archives their
 relocatable objects and device-links them with its own code; without rdc, their whole-program
 objects. cuda_objects may depend on other cuda_objects (all end up in the library above). The
-.cu files compile in stages, like cuda_library's. Default output: the relocatable objects;
-output groups objects, rdc_objects, ptx, ltoir, cubin, fatbin, cuda_plan.""",
+sources compile in stages, like cuda_library's. Default output: the relocatable objects;
+output groups objects, rdc_objects (and rules_cuda's pic_objects, rdc_pic_objects: the same),
+ptx, ltoir, cubin, fatbin, cuda_plan.""",
     attrs = compile_attrs(),
     exec_groups = {
         "cicc": exec_group(toolchains = CUDA_TOOLCHAINS),
@@ -113,7 +118,7 @@ output groups objects, rdc_objects, ptx, ltoir, cubin, fatbin, cuda_plan.""",
     provides = [CcInfo, CudaInfo, CudaObjectsInfo],
 )
 
-def cuda_objects(name, staged = None, target_compatible_with = None, **kwargs):
+def cuda_objects(name, staged = None, archs = None, target_compatible_with = None, **kwargs):
     """CUDA sources compiled to objects for a cuda_library to archive (rules_cuda's cuda_objects).
 
     The rule and its attributes: [docs/api/rules.md](rules.md#cuda_objects).
@@ -121,6 +126,7 @@ def cuda_objects(name, staged = None, target_compatible_with = None, **kwargs):
     Args:
       name: the target's name.
       staged: as for cuda_library.
+      archs: as for cuda_library (a string, or rules_cuda's list).
       target_compatible_with: as for any rule; requires_cuda() is added.
       **kwargs: the attributes of the rule: srcs, hdrs, deps, implementation_deps, copts, host_copts,
         ptxasopts, defines, host_defines, local_defines, host_local_defines, includes, optf, archs,
@@ -129,6 +135,7 @@ def cuda_objects(name, staged = None, target_compatible_with = None, **kwargs):
     cuda_objects_rule(
         name = name,
         staged = staged_value(name, staged),
+        archs = archs_value(archs),
         target_compatible_with = with_requires_cuda(target_compatible_with),
         **kwargs
     )

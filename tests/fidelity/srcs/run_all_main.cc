@@ -9,6 +9,7 @@ extern "C" int fidelity_printf_kernel(void);
 extern "C" int fidelity_globals(void);
 extern "C" int fidelity_coop_groups(void);
 extern "C" int fidelity_ext_lambda(void);
+extern "C" int fidelity_cc_kernel(void);
 
 int main() {
   struct Case {
@@ -20,6 +21,7 @@ int main() {
       {"cub_reduce", fidelity_cub_reduce},     {"thrust_sort", fidelity_thrust_sort},
       {"printf_kernel", fidelity_printf_kernel}, {"globals", fidelity_globals},
       {"coop_groups", fidelity_coop_groups},   {"ext_lambda", fidelity_ext_lambda},
+      {"cc_kernel", fidelity_cc_kernel},
   };
   int failed = 0;
   for (const Case& c : cases) {
