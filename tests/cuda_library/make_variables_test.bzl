@@ -53,7 +53,7 @@ def _expanded_test_impl(ctx):
     defines = analysistest.target_under_test(env)[CcInfo].compilation_context.defines.to_list()
     asserts.true(env, "DATA_PATH=" + data in defines, "CcInfo defines: {}".format(defines))
 
-    # The target's .cc file gets host_copts and local_defines, expanded too.
+    # The target's C file (the C++ toolchain compiles it) gets host_copts and local_defines, expanded too.
     cpp = only_action(env, "CppCompile")
     if cpp:
         assert_argv_contains(env, cpp, ["-DFROM_BINDIR=" + bindir, "-DLOCAL_DOLLAR=$LOCAL_DIR", "-DDATA_ROOTPATH=" + data])
