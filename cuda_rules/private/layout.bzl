@@ -1,15 +1,20 @@
-"""Where each stage's outputs and script live: the stage table (stages.bzl) applied to a source or a device link.
+"""The stage table (stages.bzl) applied to a source or a device link: its instances, their files, what each reads.
 
 The same functions exist in tools/nvcc_plan/stages.py (instances, instance_key,
-script_path, output_path). Every CudaPlan action checks the layout these
-declare against the Python ones (tools/nvcc_plan/layout.py), so a difference
-fails the build that has it, naming the file.
+script_path, output_path, the selectors of `reads`). Every CudaPlan action
+checks the layout these declare against the Python ones
+(tools/nvcc_plan/layout.py), so a difference fails the build that has it,
+naming the file; //tests/cuda_library:stage_graph_test checks what each
+action reads against the Python table.
 """
 
 load(
     ":stages.bzl",
+    "ALL",
     "COMPILE_STAGES",
     "DEVICE_OBJECT_SCRIPT",
+    "EMBEDDED",
+    "LAST",
     "LAYOUT",
     "LINK",
     "LINK_ARCH",
@@ -17,7 +22,9 @@ load(
     "LINK_STAGES",
     "PLAN_OUTPUTS",
     "REAL",
+    "SAME",
     "SOURCE",
+    "STUB_ARCH",
     "VIRTUAL",
 )
 
@@ -130,6 +137,82 @@ def declare_link_files(actions, *, base, name, link_archs):
 def stub_arch(archs):
     """The virtual arch whose cicc writes the registration stub the host compile includes: nvcc's, the last."""
     return archs.virtuals[-1].virtual
+
+def instance_arch(inst):
+    """The arch an instance is for, as its progress message names it: real, else link arch, else virtual ("" for none)."""
+    return inst.get("real") or inst.get("arch") or inst.get("virtual") or ""
+
+def _output_scope(key, stages, plan_outputs, plan_scope):
+    for o in plan_outputs:
+        if o.key == key:
+            return plan_scope
+    for stage in stages:
+        for o in stage.outputs:
+            if o.key == key:
+                return stage.scope
+    fail("no stage writes output " + key)
+
+def _project(inst, scope):
+    """The part of a reader's instance that names the instance of an output of `scope` it reads."""
+    keep = {LINK: [], LINK_ARCH: ["arch"], REAL: ["virtual", "real"], SOURCE: [], VIRTUAL: ["virtual"]}[scope]
+    return {k: inst[k] for k in keep}
+
+def _scope_instances(scope, archs, link_archs):
+    if scope in (SOURCE, LINK):
+        return [{}]
+    if scope == VIRTUAL:
+        return [{"virtual": v.virtual} for v in archs.virtuals]
+    if scope == REAL:
+        return [{"real": r, "virtual": v.virtual} for v in archs.virtuals for r in v.reals]
+    return [{"arch": a} for a in link_archs]
+
+def read_keys(stage, inst, unit):
+    """The output keys (of earlier stages and CudaPlan) one instance of `stage` reads, by the table's `reads`.
+
+    Args:
+      stage: a record of COMPILE_STAGES or LINK_STAGES.
+      inst: one of stage_instances(stage, ...).
+      unit: the source's or the device link's unit (source_in_stages.bzl, device_link.bzl): its `link`
+        says which table, `archs` / `link_archs` which instances exist.
+
+    Returns:
+      A list of keys of unit.files, in the order of `reads`.
+    """
+    stages, plan_outputs, plan_scope = (LINK_STAGES, LINK_PLAN_OUTPUTS, LINK) if unit.link else (COMPILE_STAGES, PLAN_OUTPUTS, SOURCE)
+    keys = []
+    for out_key, selector in stage.reads:
+        scope = _output_scope(out_key, stages, plan_outputs, plan_scope)
+        if selector == SAME:
+            found = [_project(inst, scope)]
+        elif selector == ALL:
+            found = _scope_instances(scope, unit.archs, unit.link_archs)
+        elif selector == EMBEDDED:
+            found = [{"virtual": v.virtual} for v in unit.archs.virtuals if v.ptx or v.lto]
+        elif selector == STUB_ARCH:
+            found = [{"virtual": stub_arch(unit.archs)}]
+        elif selector == LAST:
+            found = [{"arch": unit.link_archs[-1]}]
+        else:
+            fail("unknown selector {} of {} in stage {}".format(selector, out_key, stage.kind))
+        keys.extend([instance_key(out_key, i) for i in found])
+    return keys
+
+def layout_object(keys, values):
+    """`values`, failing analysis unless its keys are exactly `keys`: those tools/nvcc_plan/layout.py reads (stages.bzl).
+
+    Args:
+      keys: COMPILE_LAYOUT_KEYS, ARCH_KEYS, LINK_LAYOUT_KEYS or LINK_INPUT_KEYS.
+      values: dict, one object of a layout file.
+
+    Returns:
+      values.
+    """
+    if sorted(values.keys()) != sorted(keys):
+        fail("a layout object has keys {}, layout.py reads {}: regenerate stages.bzl (bazel run //dev:update)".format(
+            sorted(values.keys()),
+            sorted(keys),
+        ))
+    return values
 
 def paths(files):
     """{key: File} -> {key: path}, for the layout file."""

@@ -1,19 +1,22 @@
-"""The stage graph of a staged compile and of a device link: the one table the rules, CudaPlan,
-the runner and the reports share.
+"""The stage table: every stage of a staged compile and of a device link, in one place.
 
-Each stage is one Bazel action (one shell script written by CudaPlan) with a
-fixed mnemonic. It runs once per source, per virtual arch, per (virtual, real)
-arch pair, per device link, or per real arch of a device link (its `scope`).
-Its outputs live at fixed paths under the source's directory
+The rules, CudaPlan, the runner and the reports all read this table; nothing
+else states a stage's mnemonic, exec group, progress message, inputs or
+outputs. Each stage is one Bazel action (one shell script written by CudaPlan)
+that runs once per source, per virtual arch, per (virtual, real) arch pair,
+per device link, or per real arch of a device link (its `scope`). Its outputs
+live at fixed paths under the source's directory
 (`_cuda/<target>/<source without extension>/`) or the device link's
-(`_cuda_dlink/<target>/`), and it reads outputs of earlier stages (`reads`):
-that is the graph the runner executes and the rules' actions follow.
+(`_cuda_dlink/<target>/`); it reads outputs of earlier stages (`reads`), and
+the source, the host compiler or toolkit files as its record says: that is
+the graph the runner executes and the rules' actions follow.
 
 The rules' side of this table, cuda_rules/private/stages.bzl, is generated
-from it by gen_stages_bzl.py (`bazel run //tools/nvcc_plan:gen_stages_bzl`);
-//tools/nvcc_plan:stages_bzl_test fails when the two differ. Every CudaPlan
+from it by gen_stages_bzl.py (`bazel run //dev:update` rewrites it;
+//tools/nvcc_plan:stages_bzl_test fails when the two differ). Every CudaPlan
 run checks the layout the rules wrote against this table (layout.py), so
-Starlark and Python cannot drift apart silently.
+Starlark and Python cannot drift apart silently. Adding a stage:
+ARCHITECTURE.md, "Adding a stage".
 """
 
 import dataclasses
@@ -33,6 +36,9 @@ EMBEDDED = "embedded"  # the virtual archs whose PTX (or LTO IR) the fatbinary e
 STUB_ARCH = "stub_arch"  # the virtual arch whose cicc writes the stub the host compile includes (nvcc's: the last)
 LAST = "last"  # the last real arch of a device link
 
+# The two actions that are not stages of the table: nvcc's plan turned into
+# the stage scripts (one per source or device link), and the escape hatch
+# that runs nvcc as one action per source (staged = False).
 PLAN_MNEMONIC = "CudaPlan"
 UNSTAGED_MNEMONIC = "CudaCompile"
 
@@ -57,13 +63,28 @@ class Output:
 
 @dataclasses.dataclass(frozen=True)
 class Stage:
-    kind: str
-    mnemonic: str
+    """One stage: a row of the table, and all the rules and tools know of it.
+
+    What one action of the stage reads is `reads` (outputs of earlier stages
+    and of CudaPlan, by output key and selector), plus the source and the
+    headers it may include (`source`), the C++ toolchain's files
+    (`host_compiler`) and the CUDA toolchain's files it runs (`toolkit`: names
+    of CudaToolchainInfo fields, each a File or a depset). The stage's action
+    function (cuda_rules/private/actions/<kind>.bzl) adds what the record
+    cannot say (a device link's inputs).
+    """
+
+    kind: str  # the stage's name: script names (plan/<kind>[.<arch>].sh), action functions, layout keys
+    mnemonic: str  # Bazel's mnemonic, fixed: users route and match on it (--strategy=CudaPtxas=remote)
     scope: str
     outputs: tuple
     reads: tuple = ()  # ((output key, selector), ...)
+    source: bool = False
+    host_compiler: bool = False
+    toolkit: tuple = ()
     device: bool = False  # its outputs are device code (what reuse reports count as "device stages")
     exec_group: str = ""  # the rule's exec group it runs in ("" = the default one)
+    progress: str = ""  # Bazel's progress message: %{label}, %{input}, %{output}, and {arch}: the instance's arch
     doc: str = ""
 
 
@@ -87,108 +108,154 @@ LAYOUT = "plan/layout.json"
 # device code as nvcc's objects carry it, for the device link (not a stage).
 DEVICE_OBJECT_SCRIPT = "device_object"
 
-COMPILE_STAGES = (
-    Stage(
-        "host_preprocess",
-        "CudaHostPreprocess",
-        SOURCE,
-        outputs=(Output("cpp4", "{stem}.cpp4.ii"),),
-        doc="the host compiler's -E for the host side (cudafe++'s input)",
+# --- One .cu file compiled in stages (cuda_library, cuda_objects) ---------------
+
+HOST_PREPROCESS = Stage(
+    kind="host_preprocess",
+    mnemonic="CudaHostPreprocess",
+    scope=SOURCE,
+    outputs=(Output("cpp4", "{stem}.cpp4.ii"),),
+    source=True,
+    host_compiler=True,
+    progress="Preprocessing host code of %{label}: %{output}",
+    doc="the host compiler's -E for the host side (cudafe++'s input)",
+)
+FRONTEND = Stage(
+    kind="frontend",
+    mnemonic="CudaFrontend",
+    scope=SOURCE,
+    outputs=(Output("cudafe1_cpp", "{stem}.cudafe1.cpp"),),
+    reads=(("cpp4", SAME), ("module_id", SAME)),
+    toolkit=("cudafe",),
+    progress="Splitting host code of %{label} (cudafe++): %{output}",
+    doc="cudafe++: the host code with device code replaced by launch stubs",
+)
+DEVICE_PREPROCESS = Stage(
+    kind="device_preprocess",
+    mnemonic="CudaDevicePreprocess",
+    scope=VIRTUAL,
+    outputs=(Output("cpp1", "{virtual}/{stem}.cpp1.ii"),),
+    source=True,
+    host_compiler=True,
+    device=True,
+    progress="Preprocessing device code of %{label} for {arch}: %{output}",
+    doc="the host compiler's -E for one virtual arch (cicc's input)",
+)
+CICC = Stage(
+    kind="cicc",
+    mnemonic="CudaCicc",
+    scope=VIRTUAL,
+    outputs=(
+        Output("ptx", "{virtual}/{stem}.ptx", lto_pattern="{virtual}/{stem}.ltoir"),
+        Output("cicc_c", "{virtual}/{stem}.cudafe1.c"),
+        Output("cicc_stub", "{virtual}/{stem}.cudafe1.stub.c"),
+        Output("cicc_gpu", "{virtual}/{stem}.cudafe1.gpu"),
     ),
-    Stage(
-        "frontend",
-        "CudaFrontend",
-        SOURCE,
-        outputs=(Output("cudafe1_cpp", "{stem}.cudafe1.cpp"),),
-        reads=(("cpp4", SAME), ("module_id", SAME)),
-        doc="cudafe++: the host code with device code replaced by launch stubs",
-    ),
-    Stage(
-        "device_preprocess",
-        "CudaDevicePreprocess",
-        VIRTUAL,
-        outputs=(Output("cpp1", "{virtual}/{stem}.cpp1.ii"),),
-        device=True,
-        doc="the host compiler's -E for one virtual arch (cicc's input)",
-    ),
-    Stage(
-        "cicc",
-        "CudaCicc",
-        VIRTUAL,
-        outputs=(
-            Output("ptx", "{virtual}/{stem}.ptx", lto_pattern="{virtual}/{stem}.ltoir"),
-            Output("cicc_c", "{virtual}/{stem}.cudafe1.c"),
-            Output("cicc_stub", "{virtual}/{stem}.cudafe1.stub.c"),
-            Output("cicc_gpu", "{virtual}/{stem}.cudafe1.gpu"),
-        ),
-        reads=(("cpp1", SAME), ("module_id", SAME)),
-        device=True,
-        exec_group="cicc",
-        doc="device code to PTX (or NVVM IR for an LTO arch), and the registration stub the host compile includes",
-    ),
-    Stage(
-        "ptxas",
-        "CudaPtxas",
-        REAL,
-        outputs=(Output("cubin", "{virtual}/{real}/{stem}.cubin"),),
-        reads=(("ptx", SAME),),
-        device=True,
-        exec_group="ptxas",
-        doc="PTX to a cubin for one real arch",
-    ),
-    Stage(
-        "fatbinary",
-        "CudaFatbinary",
-        SOURCE,
-        outputs=(Output("fatbin_c", "{stem}.fatbin.c"), Output("fatbin", "{stem}.fatbin")),
-        reads=(("cubin", ALL), ("ptx", EMBEDDED)),
-        doc="the cubins and embedded PTX packed into a fatbinary and its C form",
-    ),
-    Stage(
-        "host_compile",
-        "CudaHostCompile",
-        SOURCE,
-        outputs=(Output("host_obj", "{stem}.host.o"),),
-        reads=(("cudafe1_cpp", SAME), ("cicc_stub", STUB_ARCH), ("fatbin_decl", SAME)),
-        doc="the host code, compiled against a declaration of the fatbinary (no device code among its inputs)",
-    ),
-    Stage(
-        "embed_fatbin",
-        "CudaEmbedFatbin",
-        SOURCE,
-        outputs=(Output("obj", "{stem}.o"),),
-        reads=(("host_obj", SAME), ("fatbin_c", SAME)),
-        doc="the source's object: the host object linked (ld -r) with fatbinary's own embedded fatbinary",
-    ),
+    reads=(("cpp1", SAME), ("module_id", SAME)),
+    toolkit=("cicc_files",),
+    device=True,
+    exec_group="cicc",
+    progress="Compiling device code for {arch} (cicc): %{output}",
+    doc="device code to PTX (or NVVM IR for an LTO arch), and the registration stub the host compile includes",
+)
+PTXAS = Stage(
+    kind="ptxas",
+    mnemonic="CudaPtxas",
+    scope=REAL,
+    outputs=(Output("cubin", "{virtual}/{real}/{stem}.cubin"),),
+    reads=(("ptx", SAME),),
+    toolkit=("ptxas",),
+    device=True,
+    exec_group="ptxas",
+    progress="Assembling %{input} for {arch}",
+    doc="PTX to a cubin for one real arch",
+)
+FATBINARY = Stage(
+    kind="fatbinary",
+    mnemonic="CudaFatbinary",
+    scope=SOURCE,
+    outputs=(Output("fatbin_c", "{stem}.fatbin.c"), Output("fatbin", "{stem}.fatbin")),
+    reads=(("cubin", ALL), ("ptx", EMBEDDED)),
+    toolkit=("fatbinary",),
+    progress="Packing device code of %{label}: %{output}",
+    doc="the cubins and embedded PTX packed into a fatbinary and its C form",
+)
+HOST_COMPILE = Stage(
+    kind="host_compile",
+    mnemonic="CudaHostCompile",
+    scope=SOURCE,
+    outputs=(Output("host_obj", "{stem}.host.o"),),
+    reads=(("cudafe1_cpp", SAME), ("cicc_stub", STUB_ARCH), ("fatbin_decl", SAME)),
+    # crt/host_runtime.h's headers (the source's own are preprocessed into
+    # cudafe++'s output already), and nvcc.profile: nvcc spells an include
+    # directory <toolkit>/bin/../include, as in every gcc stage.
+    toolkit=("host_compile_headers", "nvcc_files"),
+    host_compiler=True,
+    progress="Compiling host code of %{label}: %{output}",
+    doc="the host code, compiled against a declaration of the fatbinary (no device code among its inputs)",
+)
+EMBED_FATBIN = Stage(
+    kind="embed_fatbin",
+    mnemonic="CudaEmbedFatbin",
+    scope=SOURCE,
+    outputs=(Output("obj", "{stem}.o"),),
+    reads=(("host_obj", SAME), ("fatbin_c", SAME)),
+    toolkit=("fatbin_header",),
+    host_compiler=True,
+    progress="Embedding device code of %{label}: %{output}",
+    doc="the source's object: the host object linked (ld -r) with fatbinary's own embedded fatbinary",
 )
 
-LINK_STAGES = (
-    Stage(
-        "nvlink",
-        "CudaDeviceLink",
-        LINK_ARCH,
-        outputs=(Output("cubin", "{arch}/{name}.cubin"), Output("reg_c", "{arch}/{name}.reg.c")),
-        device=True,
-        exec_group="dlink",
-        doc="nvlink of one real arch over every relocatable source's code for it",
-    ),
-    Stage(
-        "fatbinary",
-        "CudaFatbinary",
-        LINK,
-        outputs=(Output("fatbin_c", "{name}.fatbin.c"), Output("fatbin", "{name}.fatbin")),
-        reads=(("cubin", ALL),),
-        doc="the linked cubins packed into a fatbinary",
-    ),
-    Stage(
-        "link_stub",
-        "CudaLinkStub",
-        LINK,
-        outputs=(Output("obj", "{name}.dlink.o"),),
-        reads=(("fatbin_c", SAME), ("reg_c", LAST)),
-        doc="crt/link.stub compiled with the linked fatbinary; registers every linked module",
-    ),
+COMPILE_STAGES = (HOST_PREPROCESS, FRONTEND, DEVICE_PREPROCESS, CICC, PTXAS, FATBINARY, HOST_COMPILE, EMBED_FATBIN)
+
+# --- A device link (cuda_device_link, cuda_library(rdc = True)) ----------------
+
+NVLINK = Stage(
+    kind="nvlink",
+    mnemonic="CudaDeviceLink",
+    scope=LINK_ARCH,
+    outputs=(Output("cubin", "{arch}/{name}.cubin"), Output("reg_c", "{arch}/{name}.reg.c")),
+    # Besides: every relocatable source's code for this arch and the script
+    # that wraps it (actions/nvlink.bzl), and libNVVM for an LTO link.
+    toolkit=("device_link_files", "headers"),
+    host_compiler=True,
+    device=True,
+    exec_group="dlink",
+    progress="Device-linking %{label} for {arch}",
+    doc="nvlink of one real arch over every relocatable source's code for it",
 )
+LINK_FATBINARY = Stage(
+    kind="fatbinary",
+    mnemonic="CudaFatbinary",
+    scope=LINK,
+    outputs=(Output("fatbin_c", "{name}.fatbin.c"), Output("fatbin", "{name}.fatbin")),
+    reads=(("cubin", ALL),),
+    toolkit=("fatbinary",),
+    progress="Packing device code of %{label}: %{output}",
+    doc="the linked cubins packed into a fatbinary",
+)
+LINK_STUB = Stage(
+    kind="link_stub",
+    mnemonic="CudaLinkStub",
+    scope=LINK,
+    outputs=(Output("obj", "{name}.dlink.o"),),
+    reads=(("fatbin_c", SAME), ("reg_c", LAST), ("markers", SAME)),
+    toolkit=("device_link_files", "headers"),
+    host_compiler=True,
+    progress="Compiling the device link stub of %{label}",
+    doc="crt/link.stub compiled with the linked fatbinary; registers every linked module",
+)
+
+LINK_STAGES = (NVLINK, LINK_FATBINARY, LINK_STUB)
+
+
+def exec_groups(table):
+    """The exec groups the stages of `table` run in, in table order (each rule declares those of its tables)."""
+    out = []
+    for stage in table:
+        if stage.exec_group and stage.exec_group not in out:
+            out.append(stage.exec_group)
+    return out
 
 
 def pipeline_mnemonics():
@@ -273,7 +340,7 @@ def compile_files(stem, archs):
     return files
 
 
-def compile_scripts(archs, rdc):
+def compile_script_paths(archs, rdc):
     """{stage key: script path under the source's directory}."""
     scripts = {}
     for stage in COMPILE_STAGES:
@@ -293,7 +360,7 @@ def link_files(name, link_archs):
     return files
 
 
-def link_scripts(link_archs):
+def link_script_paths(link_archs):
     scripts = {}
     for stage in LINK_STAGES:
         for inst in instances(stage, link_archs=link_archs):

@@ -26,11 +26,11 @@ class StagesTest(unittest.TestCase):
         self.assertEqual(files["cicc_stub/compute_90"], "compute_90/k.cudafe1.stub.c")
 
     def test_scripts(self):
-        scripts = stages.compile_scripts(_ARCHS, rdc=False)
+        scripts = stages.compile_script_paths(_ARCHS, rdc=False)
         self.assertEqual(scripts["ptxas/compute_80/sm_86"], "plan/ptxas.compute_80.sm_86.sh")
         self.assertEqual(scripts["host_compile"], "plan/host_compile.sh")
         self.assertNotIn(stages.DEVICE_OBJECT_SCRIPT, scripts)
-        self.assertEqual(stages.compile_scripts(_ARCHS, rdc=True)[stages.DEVICE_OBJECT_SCRIPT], "plan/device_object.sh")
+        self.assertEqual(stages.compile_script_paths(_ARCHS, rdc=True)[stages.DEVICE_OBJECT_SCRIPT], "plan/device_object.sh")
 
     def test_graph(self):
         deps = stages.compile_dependencies(_ARCHS)
@@ -106,7 +106,7 @@ class LayoutTest(unittest.TestCase):
             "markers": [["rules_cuda_stages__no_device_link_for__p_a__p_a_cu", "rules_cuda_stages__device_linked_twice__p_a__p_a_cu"]],
             "inputs": {"sm_90": [{"kind": "elf", "image": "x.cubin", "script": "x.sh", "name": "//p:a (p/a.cu)"}]},
             "files": {k: d + "/" + v for k, v in stages.link_files("t", ["sm_90"]).items()},
-            "scripts": {k: d + "/" + v for k, v in stages.link_scripts(["sm_90"]).items()},
+            "scripts": {k: d + "/" + v for k, v in stages.link_script_paths(["sm_90"]).items()},
         }
         layout = layout_lib.link_layout_from_json(obj)
         self.assertEqual(layout.files["cubin/sm_90"], d + "/sm_90/t.cubin")
