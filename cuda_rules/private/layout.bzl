@@ -73,14 +73,21 @@ def output_path(output, inst, stem = "", name = ""):
         arch = inst.get("arch", ""),
     )
 
-def _declare(actions, base, files, scripts, stages, plan_outputs, archs, link_archs, stem, name):
-    for o in plan_outputs:
-        files[o.key] = actions.declare_file(base + output_path(o, {}, stem = stem, name = name))
+def _declare(actions, base, table, instances_of, names):
+    """({key: File} of CudaPlan's and every stage's outputs, {key: File} of the stage scripts), declared under `base`.
+
+    `table`: (stages, CudaPlan's outputs); `instances_of`: stage -> its
+    instances; `names`: the placeholders stem and name.
+    """
+    stages, plan_outputs = table
+    files = {o.key: actions.declare_file(base + output_path(o, {}, **names)) for o in plan_outputs}
+    scripts = {}
     for stage in stages:
-        for inst in stage_instances(stage, archs, link_archs):
+        for inst in instances_of(stage):
             for o in stage.outputs:
-                files[instance_key(o.key, inst)] = actions.declare_file(base + output_path(o, inst, stem = stem, name = name))
+                files[instance_key(o.key, inst)] = actions.declare_file(base + output_path(o, inst, **names))
             scripts[instance_key(stage.kind, inst)] = actions.declare_file(base + script_path(stage.kind, inst))
+    return files, scripts
 
 def _directory(file, relative):
     return file.path[:-len("/" + relative)]
@@ -98,9 +105,13 @@ def declare_compile_files(actions, *, base, stem, archs, rdc):
     Returns:
       struct(files = {key: File}, scripts = {key: File}, layout = File, directory = execroot path).
     """
-    files = {}
-    scripts = {}
-    _declare(actions, base, files, scripts, COMPILE_STAGES, PLAN_OUTPUTS, archs, [], stem, "")
+    files, scripts = _declare(
+        actions,
+        base,
+        (COMPILE_STAGES, PLAN_OUTPUTS),
+        lambda stage: stage_instances(stage, archs),
+        {"name": "", "stem": stem},
+    )
     if rdc:
         scripts[DEVICE_OBJECT_SCRIPT] = actions.declare_file(base + script_path(DEVICE_OBJECT_SCRIPT, {}))
     module_id = files["module_id"]
@@ -123,9 +134,13 @@ def declare_link_files(actions, *, base, name, link_archs):
     Returns:
       struct(files = {key: File}, scripts = {key: File}, layout = File, directory = execroot path).
     """
-    files = {}
-    scripts = {}
-    _declare(actions, base, files, scripts, LINK_STAGES, LINK_PLAN_OUTPUTS, None, link_archs, "", name)
+    files, scripts = _declare(
+        actions,
+        base,
+        (LINK_STAGES, LINK_PLAN_OUTPUTS),
+        lambda stage: stage_instances(stage, link_archs = link_archs),
+        {"name": name, "stem": ""},
+    )
     nvcc_args = files["nvcc_args"]
     return struct(
         files = files,
