@@ -1,6 +1,6 @@
 """The stage scripts of one source's staged compile, from nvcc's own plan.
 
-`build(plan, layout)` checks that nvcc's plan (`nvcc --dryrun` with the
+`for_source(plan, layout)` checks that nvcc's plan (`nvcc --dryrun` with the
 target's flags) has exactly the stages the layout declares (one device
 preprocess + cicc per virtual arch, one ptxas per real arch, ...), and writes
 each stage's command with every temporary file renamed to the file Bazel
@@ -11,26 +11,22 @@ module id file in place of the one cudafe++ would generate.
 import os
 import shlex
 
-from tools.nvcc_plan import nvcc_plan_lib
+from tools.nvcc_plan import dryrun
 from tools.nvcc_plan import scripts as scripts_lib
 from tools.nvcc_plan import stages
 
 
-class PlanMismatch(Exception):
-    """nvcc's plan does not have the stages the layout declares (or stages these rules cannot run)."""
-
-
 def _fail(layout, message):
-    raise PlanMismatch("rules_cuda_stages: %s: %s" % (layout.display_label, message))
+    raise scripts_lib.PlanMismatch("rules_cuda_stages: %s: %s" % (layout.display_label, message))
 
 
 # Stages whose command defines __CUDA_ARCH_LIST__ (gcc -E and the host compile).
 _ARCH_LIST_STAGES = ("host_preprocess", "device_preprocess", "host_compile")
 
 
-def build(plan, layout):
+def for_source(plan, layout):
     """Returns {script path: content} for every stage of `plan` (a CompileLayout)."""
-    unknown = [s for s in plan.stages if s.kind in ("unknown", "nvlink")]
+    unknown = [s for s in plan.commands if s.kind in ("unknown", "nvlink")]
     if unknown:
         _fail(
             layout,
@@ -70,21 +66,21 @@ def build(plan, layout):
     renames = {
         host_pp.outputs[0]: files["cpp4"],
         frontend.outputs[0]: files["cudafe1_cpp"],
-        nvcc_plan_lib.value_after(frontend.argv, "--module_id_file_name"): layout.module_id_file,
+        dryrun.value_after(frontend.argv, "--module_id_file_name"): layout.module_id_file,
     }
-    nvcc_stub_name = nvcc_plan_lib.value_after(frontend.argv, "--stub_file_name")
+    nvcc_stub_name = dryrun.value_after(frontend.argv, "--stub_file_name")
     renames[nvcc_stub_name] = layout.stub_name
     stub_arch = None
     for arch, cicc in ciccs.items():
         renames[dpps[arch].outputs[0]] = files["cpp1/" + arch]
-        renames[nvcc_plan_lib.value_after(cicc.argv, "-o")] = files["ptx/" + arch]
-        renames[nvcc_plan_lib.value_after(cicc.argv, "--gen_c_file_name")] = files["cicc_c/" + arch]
-        stub = nvcc_plan_lib.value_after(cicc.argv, "--stub_file_name")
+        renames[dryrun.value_after(cicc.argv, "-o")] = files["ptx/" + arch]
+        renames[dryrun.value_after(cicc.argv, "--gen_c_file_name")] = files["cicc_c/" + arch]
+        stub = dryrun.value_after(cicc.argv, "--stub_file_name")
         renames[stub] = files["cicc_stub/" + arch]
         if os.path.basename(stub) == os.path.basename(nvcc_stub_name):
             stub_arch = arch
-        renames[nvcc_plan_lib.value_after(cicc.argv, "--gen_device_file_name")] = files["cicc_gpu/" + arch]
-        renames[nvcc_plan_lib.value_after(cicc.argv, "--include_file_name")] = layout.fatbin_c_name
+        renames[dryrun.value_after(cicc.argv, "--gen_device_file_name")] = files["cicc_gpu/" + arch]
+        renames[dryrun.value_after(cicc.argv, "--include_file_name")] = layout.fatbin_c_name
     if stub_arch != layout.stub_arch:
         _fail(
             layout,

@@ -15,13 +15,9 @@ defined in code that is not relocatable).
 
 import shlex
 
-from tools.nvcc_plan import nvcc_plan_lib
+from tools.nvcc_plan import dryrun
 from tools.nvcc_plan import scripts as scripts_lib
 from tools.nvcc_plan import stages
-
-
-class PlanMismatch(Exception):
-    """nvcc's device link plan does not have the stages the layout declares."""
 
 
 DUPLICATE_HINT = (
@@ -65,16 +61,16 @@ def markers_header(layout):
     return "\n".join(lines) + "\n"
 
 
-def build(plan, layout):
+def for_link(plan, layout):
     """Returns {script path: content} for every stage of a device link plan (a LinkLayout)."""
     label = layout.label
     files = layout.files
     archs = layout.archs
 
     def fail(message):
-        raise PlanMismatch("rules_cuda_stages: %s: %s" % (label, message))
+        raise scripts_lib.PlanMismatch("rules_cuda_stages: %s: %s" % (label, message))
 
-    other = [s for s in plan.stages if s.kind not in ("nvlink", "fatbinary", "link_stub", "cleanup")]
+    other = [s for s in plan.commands if s.kind not in ("nvlink", "fatbinary", "link_stub", "cleanup")]
     if other:
         fail("nvcc's device link plan runs %s, which these rules do not expect" % ", ".join(s.tool for s in other))
     nvlinks = {s.arch: s for s in plan.by_kind("nvlink")}
@@ -86,7 +82,7 @@ def build(plan, layout):
         fail("expected one fatbinary and one link stub compile in nvcc's device link plan")
     fatbinary, stub = fatbinaries[0], stubs[0]
 
-    reg_c = nvcc_plan_lib.value_after(nvlinks[archs[0]].argv, "--register-link-binaries")
+    reg_c = dryrun.value_after(nvlinks[archs[0]].argv, "--register-link-binaries")
     renames = {reg_c: files["reg_c/" + archs[-1]]}
     for arch, s in nvlinks.items():
         renames[s.outputs[0]] = files["cubin/" + arch]

@@ -98,7 +98,7 @@ def compile_attrs(aspects = []):
         "_device_debug": attr.label(default = "//cuda_rules:device_debug"),
         "_compiler": attr.label(default = "//cuda_rules:compiler"),
         "_runtime": attr.label(default = "//cuda_rules:runtime", providers = [CcInfo]),
-        "_planner": attr.label(default = "//tools/nvcc_plan:planner", executable = True, cfg = "exec"),
+        "_planner": attr.label(default = "//tools/nvcc_plan:cuda_plan", executable = True, cfg = "exec"),
     }
 
 def check_compiler(ctx):

@@ -71,7 +71,7 @@ are left out. cuda_binary and cuda_test create one. With no relocatable code bel
         ),
         "dlinkopts": attr.string_list(doc = "nvcc options for the device link, e.g. -Xnvlink=--verbose."),
         "_cc_host_compile_flags_to_skip": attr.label(default = "//cuda_rules:cc_host_compile_flags_to_skip"),
-        "_planner": attr.label(default = "//tools/nvcc_plan:planner", executable = True, cfg = "exec"),
+        "_planner": attr.label(default = "//tools/nvcc_plan:cuda_plan", executable = True, cfg = "exec"),
     },
     exec_groups = stage_exec_groups(LINK_EXEC_GROUPS),
     fragments = ["cpp"],

@@ -1,4 +1,7 @@
-"""nvcc's plan for a compile, asked once per set of flags in a CudaPlan worker.
+"""nvcc's dry run in a CudaPlan worker: asked once per set of flags for a compile.
+
+Every `nvcc --dryrun` of CudaPlan goes through DryrunCache.plan, a compile's
+and a device link's; only a compile's plan is kept and copied.
 
 Every source of a build with the same flags gets the same plan from
 `nvcc --dryrun`, except for the names derived from the source and the
@@ -17,8 +20,13 @@ extensions kept: they choose the language and the output kind), PATH, and
 the identity (device, inode, size, mtime) of nvcc, its nvcc.profile and the
 -ccbin host compiler, so a toolkit or compiler replaced in place is asked
 again. A copy whose names cannot all be replaced is not used: the source
-gets its own dryrun. //tools/nvcc_plan:planner_test checks that a copy
+gets its own dryrun. //tools/nvcc_plan:cuda_plan_test checks that a copy
 writes the same scripts as a fresh plan of the same source.
+
+A device link (`nvcc -dlink`, no -c) is asked every time: nvcc names its
+temporary files after the link's output, which is one per target, so a copy
+would rarely be reused (a build has a few device links, against hundreds of
+sources).
 """
 
 import collections
@@ -26,7 +34,7 @@ import os
 import re
 import shutil
 
-from tools.nvcc_plan import nvcc_plan_lib
+from tools.nvcc_plan import dryrun
 
 # Plans kept per worker (each is a few KB); the oldest is dropped first.
 MAX_PLANS = 256
@@ -74,22 +82,22 @@ class _Names:
         if src.startswith("/proc/self/cwd/"):  # nvcc's own working directory: cwd
             src = os.path.join(cwd, src[len("/proc/self/cwd/") :])
         self.real = os.path.realpath(os.path.join(cwd, src))
-        self.stem = nvcc_plan_lib.source_stem(src)
+        self.stem = dryrun.source_stem(src)
 
     def temp_pattern(self):
         return re.compile(_TEMP_PREFIX + re.escape(self.stem) + r"(?=\.)")
 
 
-class PlanCache:
-    def __init__(self, max_plans=MAX_PLANS, dryrun=nvcc_plan_lib.run_dryrun):
+class DryrunCache:
+    def __init__(self, max_plans=MAX_PLANS, run=dryrun.run_dryrun):
         self._plans = collections.OrderedDict()
         self._max = max_plans
-        self._dryrun = dryrun
+        self._run = run
         self.dryruns = 0  # nvcc runs so far (for tests and logs)
 
     def _fresh(self, nvcc, nvcc_args, cwd):
         self.dryruns += 1
-        return nvcc_plan_lib.plan_from_text(self._dryrun(nvcc, nvcc_args, cwd=cwd))
+        return dryrun.plan_from_text(self._run(nvcc, nvcc_args, cwd=cwd))
 
     def _key(self, nvcc, nvcc_args, cwd, src_at, obj_at):
         args = list(nvcc_args)
@@ -104,7 +112,7 @@ class PlanCache:
         return (nvcc, os.path.realpath(cwd), tuple(args), os.environ.get("PATH", ""), identities)
 
     def plan(self, nvcc, nvcc_args, cwd=None):
-        """nvcc's plan (nvcc_plan_lib.Plan) for a compile: from the cache when its flags were planned before."""
+        """nvcc's plan (dryrun.Plan) for these arguments: a compile's from the cache when its flags were planned before."""
         src = _only_value(nvcc_args, "-c")
         obj = _only_value(nvcc_args, "-o")
         here = cwd or os.getcwd()
@@ -142,10 +150,10 @@ def _renamed(plan, old, new):
             return flag + eq + exact[rest]
         return temp.sub(replacement, value) if replacement else value
 
-    stages = []
-    for s in plan.stages:
-        stages.append(
-            nvcc_plan_lib.Stage(
+    commands = []
+    for s in plan.commands:
+        commands.append(
+            dryrun.Command(
                 index=s.index,
                 kind=s.kind,
                 argv=[rename(a) for a in s.argv],
@@ -155,13 +163,13 @@ def _renamed(plan, old, new):
                 outputs=[rename(a) for a in s.outputs],
             )
         )
-    copy = nvcc_plan_lib.Plan(env=list(plan.env), stages=stages)
+    copy = dryrun.Plan(env=list(plan.env), commands=commands)
     if old.src != new.src or old.obj != new.obj:
         # Every name of the old source must be gone: a path of it embedded in
         # some other argument would mean a plan this copy cannot reproduce.
         new_names = set(exact.values())
         left = [name for name in exact if name not in new_names]
-        for s in copy.stages:
+        for s in copy.commands:
             for a in s.argv:
                 value = a.partition("=")[2] if a.startswith("-") else a
                 if a in new_names or value in new_names:

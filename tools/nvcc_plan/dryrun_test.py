@@ -1,10 +1,10 @@
-"""nvcc_plan_lib against dry-run plans recorded from nvcc 13.0 (testdata/)."""
+"""dryrun against dry-run plans recorded from nvcc 13.0 (testdata/)."""
 
 import unittest
 
 from runfiles import runfiles
 
-from tools.nvcc_plan import nvcc_plan_lib as lib
+from tools.nvcc_plan import dryrun as lib
 
 
 def _read(name):
@@ -18,7 +18,7 @@ def _plan(name):
 
 
 def _kinds(plan):
-    return [(s.kind, s.arch, s.virtual_arch) for s in plan.stages if s.kind != "cleanup"]
+    return [(s.kind, s.arch, s.virtual_arch) for s in plan.commands if s.kind != "cleanup"]
 
 
 class PlanTest(unittest.TestCase):
@@ -80,7 +80,7 @@ class PlanTest(unittest.TestCase):
 
     def test_dataflow_edges(self):
         plan = _plan("cuda13.0_3virtual_4real.txt")
-        kinds = {(plan.stages[a].kind, plan.stages[b].kind) for a, b, _ in plan.edges()}
+        kinds = {(plan.commands[a].kind, plan.commands[b].kind) for a, b, _ in plan.edges()}
         self.assertIn(("host_preprocess", "frontend"), kinds)
         self.assertIn(("device_preprocess", "cicc"), kinds)
         self.assertIn(("cicc", "ptxas"), kinds)
@@ -88,7 +88,7 @@ class PlanTest(unittest.TestCase):
         self.assertIn(("frontend", "host_compile"), kinds)
         # The #included stub comes from the last arch's cicc, the fatbin.c from fatbinary.
         host = plan.by_kind("host_compile")[0].index
-        producers = {plan.stages[a].name for a, b, _ in plan.edges() if b == host}
+        producers = {plan.commands[a].name for a, b, _ in plan.edges() if b == host}
         self.assertEqual(producers, {"frontend", "cicc(compute_90)", "fatbinary"})
 
     def test_single_arch_names_have_no_arch(self):
@@ -106,7 +106,7 @@ class PlanTest(unittest.TestCase):
         # `planner device_link` turns into CudaDeviceLink / CudaFatbinary / CudaLinkStub.
         plan = _plan("cuda13.0_dlink_dlto.txt")
         self.assertEqual(
-            [(s.kind, s.arch) for s in plan.stages if s.kind != "cleanup"],
+            [(s.kind, s.arch) for s in plan.commands if s.kind != "cleanup"],
             [("nvlink", "sm_80"), ("nvlink", "sm_90"), ("fatbinary", ""), ("link_stub", "")],
         )
         for s in plan.by_kind("nvlink"):
@@ -121,7 +121,7 @@ class PlanTest(unittest.TestCase):
         self.assertIn("digraph nvcc_plan", lib.to_graphviz(plan))
         table = lib.to_table(plan)
         self.assertIn("CudaPtxas", table)
-        self.assertEqual(len(lib.to_json(plan)["stages"]), len(plan.stages))
+        self.assertEqual(len(lib.to_json(plan)["stages"]), len(plan.commands))
 
     def test_quote_in_the_source_name(self):
         # nvcc quotes the source's name everywhere but in its temporary files' cleanup.

@@ -25,9 +25,10 @@ import tempfile
 import time
 
 from tools.nvcc_plan import compile_scripts
+from tools.nvcc_plan import dryrun
 from tools.nvcc_plan import layout as layout_lib
 from tools.nvcc_plan import module_id as module_id_lib
-from tools.nvcc_plan import nvcc_plan_lib
+from tools.nvcc_plan import scripts as scripts_lib
 from tools.nvcc_plan import stages
 
 _PLAIN = "use plain nvcc for this call"
@@ -184,14 +185,14 @@ def _workspace_path(src, cwd):
 
 def check_plan(plan):
     """Raises RunError unless `plan` is one plain compile of one CUDA source."""
-    kinds = [s.kind for s in plan.stages if s.kind != "cleanup"]
+    kinds = [s.kind for s in plan.commands if s.kind != "cleanup"]
     frontends = kinds.count("frontend")
     if frontends > 1:
         raise RunError(
             "nvcc_plan --run: nvcc's plan compiles %d CUDA sources; the runner replaces one `nvcc -c` of one "
             "source: call it once per source, or %s" % (frontends, _PLAIN)
         )
-    odd = [s for s in plan.stages if s.kind in ("unknown", "nvlink")]
+    odd = [s for s in plan.commands if s.kind in ("unknown", "nvlink")]
     counts = {k: kinds.count(k) for k in ("host_preprocess", "frontend", "fatbinary", "host_compile")}
     if odd or any(n != 1 for n in counts.values()):
         what = "; ".join(repr(" ".join(s.argv[:3])) for s in odd) or ", ".join(
@@ -210,7 +211,7 @@ def _archs_of(plan):
     out = []
     for cicc in plan.by_kind("cicc"):
         reals = tuple(p.arch for p in plan.by_kind("ptxas") if p.virtual_arch == cicc.arch)
-        embedded = nvcc_plan_lib.value_after(cicc.argv, "-o") in fatbinary.inputs
+        embedded = dryrun.value_after(cicc.argv, "-o") in fatbinary.inputs
         lto = "-lto" in cicc.argv  # -rdc=true, code=lto_NN: NVVM IR instead of PTX
         out.append(stages.Arch(cicc.arch, reals, ptx=embedded and not lto, lto=lto))
     return out
@@ -230,7 +231,7 @@ def _compile_layout(plan, work_dir, label, id_label, src_short_path, toolkit_roo
     if not host_pp.inputs or not host_compile.outputs:
         raise RunError("nvcc_plan --run: cannot find the source or the object in nvcc's plan; " + _PLAIN)
     src = host_pp.inputs[0]
-    stem = nvcc_plan_lib.source_stem(src)
+    stem = dryrun.source_stem(src)
     layout = layout_lib.compile_layout_for(
         label=label,
         display_label=label,
@@ -274,8 +275,8 @@ def prepare(nvcc, nvcc_args, *, cwd, work_dir, module_id_label=None, arch_list=N
     """Plans the compile: returns (tasks by key, layout). Writes the scripts under work_dir/plan/."""
     text = _dryrun(nvcc, nvcc_args, cwd)
     try:
-        plan = nvcc_plan_lib.plan_from_text(text)
-    except nvcc_plan_lib.PlanError as e:
+        plan = dryrun.plan_from_text(text)
+    except dryrun.PlanError as e:
         raise RunError("nvcc_plan --run: %s; %s" % (e, _PLAIN))
     check_plan(plan)
     path = _workspace_path(plan.by_kind("host_preprocess")[0].inputs[0], cwd)
@@ -291,8 +292,8 @@ def prepare(nvcc, nvcc_args, *, cwd, work_dir, module_id_label=None, arch_list=N
     layout = _compile_layout(plan, work_dir, display, id_label, id_path, _toolkit_root(nvcc, plan, cwd), nvcc_args,
                              arch_list, toolchain_flags)
     try:
-        scripts = compile_scripts.build(plan, layout)
-    except compile_scripts.PlanMismatch as e:
+        scripts = compile_scripts.for_source(plan, layout)
+    except scripts_lib.PlanMismatch as e:
         raise RunError("nvcc_plan --run: %s; %s" % (e, _PLAIN))
 
     def at(path):

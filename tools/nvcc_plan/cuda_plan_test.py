@@ -1,4 +1,4 @@
-"""The CudaPlan tool (planner.py), one-shot and as a persistent worker, on a real target's plan.
+"""The CudaPlan program (cuda_plan.py), one-shot and as a persistent worker, on a real target's plan.
 
 From the recorded nvcc arguments of //tools/nvcc_plan:runner_fixture, in a
 directory laid out like the execroot and with the hermetic toolkit's nvcc:
@@ -8,7 +8,7 @@ directory laid out like the execroot and with the hermetic toolkit's nvcc:
     files, answers each request with its id, reports a failed request's
     message in that response (not on stdout) and keeps serving;
   - stdout carries nothing but WorkResponses;
-  - a worker asks nvcc once per set of flags (plan_cache.py): a second source
+  - a worker asks nvcc once per set of flags (dryrun_cache.py): a second source
     with the same flags, in another directory, gets exactly the files a
     one-shot run (its own `nvcc --dryrun`) writes for it, and nvcc's plan
     copied for a source equals the plan nvcc prints for it.
@@ -24,9 +24,9 @@ import unittest
 
 from runfiles import runfiles
 
+from tools.nvcc_plan import dryrun
+from tools.nvcc_plan import dryrun_cache
 from tools.nvcc_plan import layout as layout_lib
-from tools.nvcc_plan import nvcc_plan_lib
-from tools.nvcc_plan import plan_cache
 
 _FIXTURE = "tools/nvcc_plan/_cuda/runner_fixture/testdata/run/axpy-kernel"
 _SOURCE = "tools/nvcc_plan/testdata/run/axpy-kernel.cu"
@@ -43,8 +43,8 @@ class PlannerTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         r = runfiles.Create()
-        cls.planner = r.Rlocation("rules_cuda_stages/tools/nvcc_plan/planner")
-        marker = r.Rlocation("rules_cuda_stages/tools/nvcc_plan/planner_test.py")
+        cls.cuda_plan = r.Rlocation("rules_cuda_stages/tools/nvcc_plan/cuda_plan")
+        marker = r.Rlocation("rules_cuda_stages/tools/nvcc_plan/cuda_plan_test.py")
         cls.root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(marker))))
         cls.fixture = os.path.join(cls.root, "_main", _FIXTURE)
         cls.layout = layout_lib.load(os.path.join(cls.fixture, "plan", "layout.json"))
@@ -117,7 +117,7 @@ class PlannerTest(unittest.TestCase):
             with open(path, "w") as f:
                 f.write("\n".join(chunk) + "\n")
             params.append("@plan-%d.params" % i)
-        proc = subprocess.run([self.planner] + params, cwd=execroot, capture_output=True, text=True)
+        proc = subprocess.run([self.cuda_plan] + params, cwd=execroot, capture_output=True, text=True)
         self.assertEqual(proc.returncode, 0, proc.stderr)
         self.assertEqual(proc.stdout, "")
         self._assert_outputs_are_the_actions(execroot)
@@ -132,7 +132,7 @@ class PlannerTest(unittest.TestCase):
             {"arguments": good, "inputs": [], "requestId": 0},
         ]
         proc = subprocess.run(
-            [self.planner, "--persistent_worker"],
+            [self.cuda_plan, "--persistent_worker"],
             cwd=execroot,
             input="".join(json.dumps(r) + "\n" for r in requests),
             capture_output=True,
@@ -148,7 +148,7 @@ class PlannerTest(unittest.TestCase):
         self.assertIn("rules_cuda_stages:", responses[0]["output"])
         self.assertIn("sm_999", responses[0]["output"])
         self.assertEqual(responses[1]["exitCode"], 2)
-        self.assertIn("usage: planner", responses[1]["output"])
+        self.assertIn("usage: cuda_plan", responses[1]["output"])
         # The worker went on to plan the next request exactly as the action did.
         self.assertEqual(responses[2], {"exitCode": 0, "output": "", "requestId": 0})
         self._assert_outputs_are_the_actions(execroot)
@@ -162,7 +162,7 @@ class PlannerTest(unittest.TestCase):
             {"arguments": self._arguments(layout_path), "requestId": 1},
             {"arguments": ["compile", "--layout=" + second_layout_path, nvcc, "--"] + second_args, "requestId": 2},
         ]
-        proc = subprocess.run([self.planner, "--persistent_worker"], cwd=execroot, capture_output=True, text=True,
+        proc = subprocess.run([self.cuda_plan, "--persistent_worker"], cwd=execroot, capture_output=True, text=True,
                               input="".join(json.dumps(r) + "\n" for r in requests), timeout=300)
         self.assertEqual(proc.returncode, 0, proc.stderr)
         responses = [json.loads(line) for line in proc.stdout.splitlines()]
@@ -172,28 +172,28 @@ class PlannerTest(unittest.TestCase):
         # A one-shot run of the second source alone: its own nvcc --dryrun.
         fresh, _ = self._execroot()
         self._second(fresh)
-        one_shot = subprocess.run([self.planner, "compile", "--layout=" + second_layout_path, nvcc, "--"] + second_args,
+        one_shot = subprocess.run([self.cuda_plan, "compile", "--layout=" + second_layout_path, nvcc, "--"] + second_args,
                                   cwd=fresh, capture_output=True, text=True)
         self.assertEqual(one_shot.returncode, 0, one_shot.stderr)
         self.assertEqual(from_worker, self._files_of(fresh, second))
         self.assertIn(b"second.kernel.cu", from_worker[second.scripts["cicc/compute_90"]])
         self.assertNotIn(b"axpy-kernel", b"".join(from_worker.values()))
 
-    def test_plan_cache_asks_nvcc_once_per_set_of_flags(self):
+    def test_dryrun_cache_asks_nvcc_once_per_set_of_flags(self):
         execroot, _ = self._execroot()
         _, second_args, _ = self._second(execroot)
         nvcc = os.path.join(execroot, "external", self.toolkit_repo, "bin", "nvcc")
-        cache = plan_cache.PlanCache()
+        cache = dryrun_cache.DryrunCache()
         first = cache.plan(nvcc, self.nvcc_args, cwd=execroot)
         copied = cache.plan(nvcc, second_args, cwd=execroot)
         self.assertEqual(cache.dryruns, 1)
-        fresh = nvcc_plan_lib.plan_from_text(nvcc_plan_lib.run_dryrun(nvcc, second_args, cwd=execroot))
+        fresh = dryrun.plan_from_text(dryrun.run_dryrun(nvcc, second_args, cwd=execroot))
 
         def normalized(plan):
             # nvcc's temporary names hold its process id: the only part that differs between runs.
             tmp = lambda v: re.sub(r"tmpxft_[0-9a-f]+_[0-9a-f]+-", "tmpxft_-", v)  # noqa: E731
             return [(s.kind, s.arch, s.virtual_arch, [tmp(a) for a in s.argv], [tmp(a) for a in s.inputs],
-                     [tmp(a) for a in s.outputs]) for s in plan.stages]
+                     [tmp(a) for a in s.outputs]) for s in plan.commands]
 
         self.assertEqual(normalized(copied), normalized(fresh))
         self.assertNotEqual(normalized(copied), normalized(first))

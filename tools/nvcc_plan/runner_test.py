@@ -1,4 +1,4 @@
-"""`nvcc_plan --run` (run_plan.py) with the hermetic toolkit's real nvcc.
+"""`nvcc_plan --run` (runner.py) with the hermetic toolkit's real nvcc.
 
   - its PTX and cubins equal `nvcc --keep`'s modulo the module id, and its
     object equals nvcc's but for the name of the host compile's input file;
@@ -29,16 +29,16 @@ import unittest
 from runfiles import runfiles
 
 from tools.fatbin import fatbin_lib
+from tools.nvcc_plan import dryrun
 from tools.nvcc_plan import layout as layout_lib
-from tools.nvcc_plan import nvcc_plan_lib
-from tools.nvcc_plan import run_plan
+from tools.nvcc_plan import runner
 
 _FIXTURE = "tools/nvcc_plan/_cuda/runner_fixture/testdata/run/axpy-kernel"
 _GENCODE = ["-gencode=arch=compute_80,code=[sm_80]", "-gencode=arch=compute_90,code=[sm_90,compute_90]"]
 
 
 def _runfiles_root():
-    marker = runfiles.Create().Rlocation("rules_cuda_stages/tools/nvcc_plan/run_plan_test.py")
+    marker = runfiles.Create().Rlocation("rules_cuda_stages/tools/nvcc_plan/runner_test.py")
     return os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(marker))))
 
 
@@ -101,7 +101,7 @@ def _elf_full(path):
 
 class CheckArgsTest(unittest.TestCase):
     def test_threads_are_dropped(self):
-        args, notes = run_plan.check_nvcc_args(["-c", "k.cu", "-t", "4", "--threads=2", "-t8", "-o", "k.o"])
+        args, notes = runner.check_nvcc_args(["-c", "k.cu", "-t", "4", "--threads=2", "-t8", "-o", "k.o"])
         self.assertEqual(args, ["-c", "k.cu", "-o", "k.o"])
         self.assertEqual(len(notes), 3)
         self.assertIn("dropped `-t 4`", notes[0])
@@ -110,17 +110,17 @@ class CheckArgsTest(unittest.TestCase):
         for extra in (["-dc"], ["-dlink"],
                       ["-E"], ["-ptx"], ["-cubin"], ["-MD"], ["--keep"], ["-lib"], ["--dryrun"]):
             with self.subTest(extra=extra):
-                with self.assertRaisesRegex(run_plan.RunError, "use plain nvcc") as e:
-                    run_plan.check_nvcc_args(["-c", "k.cu"] + extra)
+                with self.assertRaisesRegex(runner.RunError, "use plain nvcc") as e:
+                    runner.check_nvcc_args(["-c", "k.cu"] + extra)
                 self.assertIn(extra[0], str(e.exception))
 
     def test_values_of_other_tools_are_not_nvcc_options(self):
         args = ["-c", "k.cu", "-rdc=false", "-Xcompiler", "-MD", "-Xcompiler=-E", "-Xptxas", "-v"]
-        self.assertEqual(run_plan.check_nvcc_args(args), (args, []))
+        self.assertEqual(runner.check_nvcc_args(args), (args, []))
 
     def test_a_compile_is_required(self):
-        with self.assertRaisesRegex(run_plan.RunError, "no -c"):
-            run_plan.check_nvcc_args(["k.cu", "-o", "k"])
+        with self.assertRaisesRegex(runner.RunError, "no -c"):
+            runner.check_nvcc_args(["k.cu", "-o", "k"])
 
 
 class RunnerTest(unittest.TestCase):
@@ -150,7 +150,7 @@ class RunnerTest(unittest.TestCase):
     def _run(self, args, cwd, **kwargs):
         out, err = io.StringIO(), io.StringIO()
         kwargs.setdefault("nvcc", self.nvcc)
-        rc = run_plan.run(args, cwd=cwd, stdout=out, stderr=err, **kwargs)
+        rc = runner.run(args, cwd=cwd, stdout=out, stderr=err, **kwargs)
         return rc, out.getvalue(), err.getvalue()
 
     def _run_ok(self, args, cwd, **kwargs):
@@ -168,7 +168,7 @@ class RunnerTest(unittest.TestCase):
         ref_args = self.ccbin + _GENCODE + ["-c", name, "-o", "ref/%s.o" % stem, "--keep", "--keep-dir", "ref"]
         os.makedirs(os.path.join(d, "ref"))
         subprocess.run([self.nvcc] + ref_args, cwd=d, check=True, capture_output=True)
-        plan = nvcc_plan_lib.plan_from_text(nvcc_plan_lib.run_dryrun(self.nvcc, ref_args, cwd=d))
+        plan = dryrun.plan_from_text(dryrun.run_dryrun(self.nvcc, ref_args, cwd=d))
         ours_id = _read(os.path.join(d, "keep", stem + ".module_id"))
         theirs_id = _read(glob.glob(os.path.join(d, "ref", "*.module_id"))[0])
         self.assertEqual(len(ours_id), len(theirs_id), (ours_id, theirs_id))
@@ -179,7 +179,7 @@ class RunnerTest(unittest.TestCase):
 
         pairs = []
         for cicc in plan.by_kind("cicc"):
-            pairs.append(("keep/%s/%s.ptx" % (cicc.arch, stem), nvcc_plan_lib.value_after(cicc.argv, "-o")))
+            pairs.append(("keep/%s/%s.ptx" % (cicc.arch, stem), dryrun.value_after(cicc.argv, "-o")))
         for ptxas in plan.by_kind("ptxas"):
             pairs.append(("keep/%s/%s/%s.cubin" % (ptxas.virtual_arch, ptxas.arch, stem), ptxas.outputs[0]))
         self.assertEqual(len(pairs), 4)
@@ -426,7 +426,7 @@ class RunnerTest(unittest.TestCase):
 
     def test_e_table_has_one_row_per_stage(self):
         rows, err, dot = self._table_run(jobs=2)
-        self.assertEqual(list(rows[0]), run_plan.TABLE_COLUMNS)
+        self.assertEqual(list(rows[0]), runner.TABLE_COLUMNS)
         self.assertEqual(
             sorted(r["stage"] for r in rows),
             sorted([

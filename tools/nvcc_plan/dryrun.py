@@ -1,10 +1,13 @@
-"""nvcc's own plan, as a graph of stages.
+"""nvcc's own plan: the commands `nvcc --dryrun` prints, parsed into a graph.
 
 `nvcc --dryrun` prints what nvcc would run: environment lines (`#$ NAME=value`)
-and commands (`#$ tool args...`). This module parses that text, names each
-command's stage (host preprocess, cudafe++, per-arch device preprocess and
-cicc, per-arch ptxas, fatbinary, host compile), and links the stages through
-the temporary files they pass to each other.
+and commands (`#$ tool args...`). This module parses that text into a Plan of
+Commands, names each command's stage kind (the stage table's: host
+preprocess, cudafe++, per-arch device preprocess and cicc, per-arch ptxas,
+fatbinary, host compile; nvlink and the link stub of `nvcc -dlink`), and
+links the commands through the temporary files they pass to each other.
+A Command is a line of nvcc's plan; a stage (stages.py) is what the rules make
+of it: CudaPlan rewrites each command into its stage's script.
 """
 
 import dataclasses
@@ -15,8 +18,9 @@ import subprocess
 
 from tools.nvcc_plan import stages
 
-# The Bazel mnemonic of each stage kind (the stage table's), None for what
-# is not a stage (nvcc's temporary file cleanup, commands these tools do not know).
+# The Bazel mnemonic of each stage kind (the stage table's), None for a
+# command that is no stage (nvcc's temporary file cleanup, commands these
+# tools do not know).
 MNEMONICS = dict(
     [(s.kind, s.mnemonic) for s in stages.LINK_STAGES + stages.COMPILE_STAGES] + [("cleanup", None), ("unknown", None)]
 )
@@ -30,8 +34,8 @@ class PlanError(ValueError):
 
 
 @dataclasses.dataclass
-class Stage:
-    """One command of nvcc's plan."""
+class Command:
+    """One command of nvcc's plan, and the stage kind it is."""
 
     index: int
     kind: str
@@ -57,23 +61,23 @@ class Stage:
 @dataclasses.dataclass
 class Plan:
     env: list  # [(name, value)] in order
-    stages: list  # [Stage]
+    commands: list  # [Command]
 
     def env_dict(self):
         return dict(self.env)
 
     def producer(self, path):
-        for stage in self.stages:
-            if path in stage.outputs:
-                return stage
+        for command in self.commands:
+            if path in command.outputs:
+                return command
         return None
 
     def edges(self):
         """(producer index, consumer index, file) for every file passed between stages."""
         out = []
-        for consumer in self.stages:
+        for consumer in self.commands:
             for path in consumer.inputs:
-                for producer in self.stages:
+                for producer in self.commands:
                     if producer.index < consumer.index and path in producer.outputs:
                         out.append((producer.index, consumer.index, path))
         # The host compile #includes the registration stub and the embedded
@@ -81,21 +85,21 @@ class Plan:
         # --stub_file_name (written by the cicc with that name) and the
         # fatbin.c named in cicc's --include_file_name.
         included = set()
-        for stage in self.stages:
-            if stage.kind == "frontend":
-                included.add(os.path.basename(value_after(stage.argv, "--stub_file_name") or ""))
-            elif stage.kind == "cicc":
-                included.add(os.path.basename(value_after(stage.argv, "--include_file_name") or ""))
+        for command in self.commands:
+            if command.kind == "frontend":
+                included.add(os.path.basename(value_after(command.argv, "--stub_file_name") or ""))
+            elif command.kind == "cicc":
+                included.add(os.path.basename(value_after(command.argv, "--include_file_name") or ""))
         included.discard("")
         for consumer in self.by_kind("host_compile"):
-            for producer in self.stages:
+            for producer in self.commands:
                 for path in producer.outputs:
                     if os.path.basename(path) in included and producer.index < consumer.index:
                         out.append((producer.index, consumer.index, path))
         return out
 
     def by_kind(self, kind):
-        return [s for s in self.stages if s.kind == kind]
+        return [s for s in self.commands if s.kind == kind]
 
     @property
     def relocatable(self):
@@ -119,7 +123,7 @@ def _split_env_value(value):
 
 
 def parse_dryrun(text):
-    """Parses `nvcc --dryrun` output (stderr) into a Plan of unclassified stages."""
+    """Parses `nvcc --dryrun` output (stderr) into a Plan, each command's stage kind named."""
     env = []
     env_map = {}
     commands = []
@@ -147,8 +151,7 @@ def parse_dryrun(text):
         commands.append(argv)
     if not commands:
         raise PlanError("nvcc printed no commands (is this `nvcc --dryrun` output?)")
-    stages = [classify(i, argv) for i, argv in enumerate(commands)]
-    return Plan(env=env, stages=stages)
+    return Plan(env=env, commands=[classify(i, argv) for i, argv in enumerate(commands)])
 
 
 def source_stem(path):
@@ -213,103 +216,103 @@ def _cuda_arch_macro(argv):
 
 
 def classify(index, argv):
-    """Names the stage of one plan command and finds its input and output files."""
+    """Names the stage kind of one plan command and finds its input and output files."""
     tool = os.path.basename(argv[0])
-    stage = Stage(index=index, kind="unknown", argv=argv)
+    command = Command(index=index, kind="unknown", argv=argv)
     if tool == "rm":
-        stage.kind = "cleanup"
-        stage.inputs = argv[1:]
+        command.kind = "cleanup"
+        command.inputs = argv[1:]
     elif _is_host_compiler(tool):
         out = value_after(argv, "-o")
         src = _last_positional(argv, _GCC_VALUE_FLAGS)
-        stage.inputs = [src] if src else []
-        stage.outputs = [out] if out else []
+        command.inputs = [src] if src else []
+        command.outputs = [out] if out else []
         if "-E" in argv:
             if _cuda_arch_macro(argv) is not None:
-                stage.kind = "device_preprocess"
+                command.kind = "device_preprocess"
             else:
-                stage.kind = "host_preprocess"
+                command.kind = "host_preprocess"
         elif "-c" in argv:
             # -dlink: crt/link.stub compiled with the linked fatbinary.
-            stage.kind = "link_stub" if src and os.path.basename(src) == "link.stub" else "host_compile"
+            command.kind = "link_stub" if src and os.path.basename(src) == "link.stub" else "host_compile"
     elif tool == "cudafe++":
-        stage.kind = "frontend"
+        command.kind = "frontend"
         src = _last_positional(argv, _CUDAFE_VALUE_FLAGS)
-        stage.inputs = [src] if src else []
-        stage.outputs = [p for p in (value_after(argv, "--gen_c_file_name"),) if p]
+        command.inputs = [src] if src else []
+        command.outputs = [p for p in (value_after(argv, "--gen_c_file_name"),) if p]
         module_id = value_after(argv, "--module_id_file_name")
         if module_id:
-            (stage.outputs if "--gen_module_id_file" in argv else stage.inputs).append(module_id)
+            (command.outputs if "--gen_module_id_file" in argv else command.inputs).append(module_id)
     elif tool == "cicc":
-        stage.kind = "cicc"
-        stage.arch = value_after(argv, "-arch") or ""
+        command.kind = "cicc"
+        command.arch = value_after(argv, "-arch") or ""
         src = _last_positional(argv, _CUDAFE_VALUE_FLAGS)
-        stage.inputs = [src] if src else []
+        command.inputs = [src] if src else []
         module_id = value_after(argv, "--module_id_file_name")
         if module_id:
-            stage.inputs.append(module_id)
+            command.inputs.append(module_id)
         for flag in ("-o", "--gen_c_file_name", "--stub_file_name", "--gen_device_file_name"):
             value = value_after(argv, flag)
             if value:
-                stage.outputs.append(value)
+                command.outputs.append(value)
     elif tool == "ptxas":
-        stage.kind = "ptxas"
-        stage.arch = value_after(argv, "-arch") or ""
+        command.kind = "ptxas"
+        command.arch = value_after(argv, "-arch") or ""
         out = value_after(argv, "-o")
         src = _last_positional(argv, {"-o", "-arch", "-maxrregcount", "--maxrregcount", "-O", "-v"})
-        stage.inputs = [src] if src else []
-        stage.outputs = [out] if out else []
+        command.inputs = [src] if src else []
+        command.outputs = [out] if out else []
     elif tool == "fatbinary":
-        stage.kind = "fatbinary"
+        command.kind = "fatbinary"
         for arg in argv[1:]:
             if arg.startswith("--image3="):
                 fields = dict(f.split("=", 1) for f in arg[len("--image3=") :].split(","))
-                stage.inputs.append(fields["file"])
+                command.inputs.append(fields["file"])
             elif arg.startswith("--embedded-fatbin="):
-                stage.outputs.append(arg.split("=", 1)[1])
+                command.outputs.append(arg.split("=", 1)[1])
             elif arg.startswith("--create="):
-                stage.outputs.append(arg.split("=", 1)[1])
+                command.outputs.append(arg.split("=", 1)[1])
     elif tool == "nvlink":
-        stage.kind = "nvlink"
-        stage.arch = value_after(argv, "--arch") or value_after(argv, "-arch") or ""
+        command.kind = "nvlink"
+        command.arch = value_after(argv, "--arch") or value_after(argv, "-arch") or ""
         out = value_after(argv, "-o")
-        stage.outputs = [out] if out else []
-    return stage
+        command.outputs = [out] if out else []
+    return command
 
 
-def is_ptx_check(stage):
+def is_ptx_check(command):
     """A ptxas run that writes nothing: nvcc's check of PTX it embeds for a virtual arch
     with no real arch of its own (`ptxas -arch=compute_90 x.ptx`, for code=compute_90
     alone). It produces no file any later step reads."""
-    return stage.kind == "ptxas" and not stage.outputs and stage.arch.startswith("compute_")
+    return command.kind == "ptxas" and not command.outputs and command.arch.startswith("compute_")
 
 
-def link_stages(plan):
+def link_commands(plan):
     """Fills in arch information that only the dataflow tells.
 
     Device preprocesses take the arch of the cicc that reads their output;
-    ptxas stages record the virtual arch of the PTX they assemble. nvcc's
-    PTX checks (is_ptx_check) are dropped: the stages are the steps whose
+    ptxas commands record the virtual arch of the PTX they assemble. nvcc's
+    PTX checks (is_ptx_check) are dropped: the stages are the commands whose
     outputs make the object, and a check has none (the PTX it reads is
     cicc's, embedded as is).
     """
-    plan.stages = [s for s in plan.stages if not is_ptx_check(s)]
-    for stage in plan.stages:
-        if stage.kind == "device_preprocess":
-            readers = [s for s in plan.stages if s.kind == "cicc" and stage.outputs and stage.outputs[0] in s.inputs]
+    plan.commands = [s for s in plan.commands if not is_ptx_check(s)]
+    for command in plan.commands:
+        if command.kind == "device_preprocess":
+            readers = [s for s in plan.commands if s.kind == "cicc" and command.outputs and command.outputs[0] in s.inputs]
             if len(readers) != 1:
-                raise PlanError("device preprocess #%d is read by %d cicc commands" % (stage.index, len(readers)))
-            stage.arch = readers[0].arch
-        elif stage.kind == "ptxas":
-            producer = plan.producer(stage.inputs[0]) if stage.inputs else None
+                raise PlanError("device preprocess #%d is read by %d cicc commands" % (command.index, len(readers)))
+            command.arch = readers[0].arch
+        elif command.kind == "ptxas":
+            producer = plan.producer(command.inputs[0]) if command.inputs else None
             if producer is None or producer.kind != "cicc":
-                raise PlanError("ptxas #%d reads %s, which no cicc produced" % (stage.index, stage.inputs))
-            stage.virtual_arch = producer.arch
+                raise PlanError("ptxas #%d reads %s, which no cicc produced" % (command.index, command.inputs))
+            command.virtual_arch = producer.arch
     return plan
 
 
 def plan_from_text(text):
-    return link_stages(parse_dryrun(text))
+    return link_commands(parse_dryrun(text))
 
 
 def run_dryrun(nvcc, nvcc_args, cwd=None, env=None):
@@ -330,6 +333,7 @@ def run_dryrun(nvcc, nvcc_args, cwd=None, env=None):
 def to_json(plan):
     return {
         "env": [{"name": n, "value": v} for n, v in plan.env],
+        # "stages": the command line's output format (docs/nvcc_plan.md), older than the name Command.
         "stages": [
             {
                 "index": s.index,
@@ -342,15 +346,15 @@ def to_json(plan):
                 "outputs": s.outputs,
                 "argv": s.argv,
             }
-            for s in plan.stages
+            for s in plan.commands
         ],
         "edges": [{"from": a, "to": b, "file": f} for a, b, f in plan.edges()],
     }
 
 
 def to_table(plan):
-    rows = [("#", "stage", "mnemonic", "arch", "tool", "inputs", "outputs")]
-    for s in plan.stages:
+    rows = [("#", "command", "mnemonic", "arch", "tool", "inputs", "outputs")]
+    for s in plan.commands:
         arch = s.arch if not s.virtual_arch else "%s<-%s" % (s.arch, s.virtual_arch)
         rows.append(
             (
@@ -369,7 +373,7 @@ def to_table(plan):
 
 def to_graphviz(plan):
     lines = ["digraph nvcc_plan {", "  rankdir=LR;", "  node [shape=box, fontname=monospace];"]
-    for s in plan.stages:
+    for s in plan.commands:
         if s.kind == "cleanup":
             continue
         label = s.mnemonic or s.tool
@@ -377,7 +381,7 @@ def to_graphviz(plan):
             label += "\\n" + (s.arch if not s.virtual_arch else "%s (from %s)" % (s.arch, s.virtual_arch))
         lines.append('  s%d [label="%s"];' % (s.index, label))
     for a, b, f in plan.edges():
-        if plan.stages[b].kind == "cleanup":
+        if plan.commands[b].kind == "cleanup":
             continue
         lines.append('  s%d -> s%d [label="%s"];' % (a, b, os.path.basename(f)))
     lines.append("}")
