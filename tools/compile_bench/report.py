@@ -101,7 +101,7 @@ def targets_table(groups, archs, dev_archs):
     speed = lib.ratio_summary(cold1, dev, "wall_s")
     rows.append(["CI → developer: ≥ 2.5x faster than a cold build", "cold %s ÷ %s after CI's build, wall" % (dev_archs, dev_archs),
                  lib.fmt_ratio(speed), _verdict(speed and speed["median"] >= 2.5)])
-    rerun = [r.get("reuse", {}).get("CudaPtxas", {}) for r in edit]
+    rerun = [r.get("reuse", {}).get(stages.PTXAS.mnemonic, {}) for r in edit]
     if rerun:
         worst = max(r.get("rerun", 0) for r in rerun)
         total = max(r.get("actions", 0) for r in rerun)

@@ -281,7 +281,7 @@ def plan_share(stages):
     total = sum(v["executed_s"] for v in (stages or {}).values())
     if not total:
         return None
-    return stages.get("CudaPlan", {}).get("executed_s", 0.0) / total
+    return stages.get(stage_table.PLAN_MNEMONIC, {}).get("executed_s", 0.0) / total
 
 
 # --- tables --------------------------------------------------------------------------------
@@ -627,7 +627,7 @@ def costs_summary(runs, archs4, archs1):
                            label, _fmt_ms(wall[0]), _fmt_ms(wall[1]), _fmt_ms(compilers[0]), _fmt_ms(compilers[1]),
                            _fmt_ms(server[0]), _fmt_ms(server[1])))
         vruns = groups.get((shape, archs, "bazel_staged", "cold"), [])
-        plan = _median(vruns, lambda r: r.get("stages", {}).get("CudaPlan", {}).get("executed_s", 0.0) / n)
+        plan = _median(vruns, lambda r: r.get("stages", {}).get(stage_table.PLAN_MNEMONIC, {}).get("executed_s", 0.0) / n)
         share = _median(vruns, lambda r: plan_share(r.get("stages")))
         if share is not None:
             out.append("- **CudaPlan (%s):** %s of action time per source, %s of all action time." % (
