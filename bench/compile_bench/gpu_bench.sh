@@ -56,14 +56,14 @@ import nvcc_runs
 nvcc, archs, out, cores = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 corpus = nvcc_runs.read_corpus("bench/corpus/corpus.bzl")
 def compile_one(name):
-    args = nvcc_runs.nvcc_args("bench", name, corpus[name], archs, None) + ["-o", "%s/%s.o" % (out, name)]
+    args = nvcc_runs.nvcc_args("bench/corpus", name, corpus[name], archs, None) + ["-o", "%s/%s.o" % (out, name)]
     cmd = [sys.executable, "tools/nvcc_plan/nvcc_plan.py", "--run", "-j", "4", "--nvcc=" + nvcc, "--"] + args
     return name, subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 with concurrent.futures.ThreadPoolExecutor(cores) as pool:
     for name, proc in pool.map(compile_one, corpus):
         print("runner %s: exit %d %s" % (name, proc.returncode, proc.stdout[-1500:] if proc.returncode else ""))
 PY
-      "$nvcc" -o "$dir/corpus_test" "$dir"/*.o bench/corpus/corpus_test.cc -Ibench >>"$out/test.txt" 2>&1
+      "$nvcc" -o "$dir/corpus_test" "$dir"/*.o bench/corpus/corpus_test.cc -Ibench/corpus >>"$out/test.txt" 2>&1
       status=0
       "$dir/corpus_test" >>"$out/test.txt" 2>&1 || status=$?
       echo "corpus_test: exit $status" >>"$out/test.txt"

@@ -1,10 +1,9 @@
 """Writes cuda_rules/private/stages.bzl: the stage table of stages.py, and the layout's keys of layout.py, as Starlark data.
 
-  bazel run //dev:update                                 # rewrite it (and every other generated file)
-  python3 tools/nvcc_plan/gen_stages_bzl.py [--check]    # the same without Bazel; --check: exit 1 if it differs
+  bazel run //dev:update       # rewrite it (and every other generated file)
+  bazel test //dev:update_test  # fails when a checked-in generated file is not what the build writes
 
-//tools/nvcc_plan:stages_bzl_test fails when the checked-in file is not what
-this writes.
+(dev/write_source_files.bzl; //tools/nvcc_plan:stages_bzl runs this with --out.)
 """
 
 import argparse
@@ -16,9 +15,6 @@ if __package__ in (None, ""):  # run as a plain script: import from this checkou
 
 from tools.nvcc_plan import layout  # noqa: E402
 from tools.nvcc_plan import stages  # noqa: E402
-
-TARGET = "cuda_rules/private/stages.bzl"
-
 
 def _str(value):
     return '"%s"' % value.replace("\\", "\\\\").replace('"', '\\"')
@@ -109,22 +105,10 @@ def render():
 
 def main(argv):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="exit 1 if the file differs from what this writes")
-    parser.add_argument("--out", help="write here instead of the workspace's %s" % TARGET)
+    parser.add_argument("--out", required=True, help="the file to write")
     args = parser.parse_args(argv[1:])
-    root = os.environ.get("BUILD_WORKSPACE_DIRECTORY") or os.path.dirname(
-        os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    )
-    path = args.out or os.path.join(root, TARGET)
-    text = render()
-    if args.check:
-        with open(path) as f:
-            if f.read() != text:
-                print("%s is stale: run `bazel run //tools/nvcc_plan:gen_stages_bzl`" % TARGET, file=sys.stderr)
-                return 1
-        return 0
-    with open(path, "w") as f:
-        f.write(text)
+    with open(args.out, "w") as f:
+        f.write(render())
     return 0
 
 

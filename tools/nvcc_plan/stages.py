@@ -13,7 +13,7 @@ the graph the runner executes and the rules' actions follow.
 
 The rules' side of this table, cuda_rules/private/stages.bzl, is generated
 from it by gen_stages_bzl.py (`bazel run //dev:update` rewrites it;
-//tools/nvcc_plan:stages_bzl_test fails when the two differ). Every CudaPlan
+//dev:update_test fails when the two differ). Every CudaPlan
 run checks the layout the rules wrote against this table (layout.py), so
 Starlark and Python cannot drift apart silently. Adding a stage:
 ARCHITECTURE.md, "Adding a stage".

@@ -1,8 +1,9 @@
-"""Regenerates what docs/ repeats from the code: the API reference and the generated regions.
+"""Writes the Markdown files that repeat facts of the code, with their generated regions rendered from the code.
 
-  bazel run //docs:update          # rewrite docs/api/*.md and the regions in docs/*.md, README.md
-  //docs:docs_facts_test           # fails when a region is stale (api_docs_test: the API reference)
+  regions.py --out_dir=DIR README.md docs/cuda_library.md ...   # from the repository root (an execroot)
 
+//docs:regions runs it; dev/BUILD.bazel checks the files in (`bazel run
+//dev:update` rewrites them, //dev:update_test fails when they are stale).
 A generated region is marked in Markdown by HTML comments, which render as
 nothing:
 
@@ -23,8 +24,6 @@ if __package__ in (None, ""):  # run as a plain script: import from this checkou
 from tests.faults import fault_table  # noqa: E402
 from tools.nvcc_plan import stages  # noqa: E402
 
-DOCS_WITH_REGIONS = ["README.md", "docs/cuda_library.md", "docs/migrating.md", "docs/remote.md", "docs/toolkits.md"]
-API = ["defs", "providers", "toolchain", "extensions"]
 
 _REGION = re.compile(r"(<!-- generated: ([a-z_]+) -->)(.*?)(<!-- end generated -->)", re.S)
 _SCOPE = {
@@ -44,7 +43,7 @@ def _read(root, path):
 def _starlark_string(root, path, name):
     match = re.search(r'^%s = "([^"]*)"$' % re.escape(name), _read(root, path), re.M)
     if not match:
-        raise SystemExit("docs/update.py: %s has no `%s = \"...\"`" % (path, name))
+        raise SystemExit("docs/regions.py: %s has no `%s = \"...\"`" % (path, name))
     return match.group(1)
 
 
@@ -84,44 +83,32 @@ def render(text, values, path):
     def replace(match):
         name = match.group(2)
         if name not in values:
-            raise SystemExit("docs/update.py: %s: unknown generated region %r (known: %s)" % (path, name, ", ".join(sorted(values))))
+            raise SystemExit("docs/regions.py: %s: unknown generated region %r (known: %s)" % (path, name, ", ".join(sorted(values))))
         return match.group(1) + values[name] + match.group(4)
 
     return _REGION.sub(replace, text)
 
 
-def stale_files(root):
-    """The files whose regions differ from the code: [(path, current text, expected text)]."""
-    values = regions(root)
-    out = []
-    for path in DOCS_WITH_REGIONS:
-        text = _read(root, path)
-        expected = render(text, values, path)
-        if expected != text:
-            out.append((path, text, expected))
-    return out
-
-
 def main(argv):
-    root = os.environ.get("BUILD_WORKSPACE_DIRECTORY")
-    if not root:
-        raise SystemExit("run with `bazel run //docs:update`")
-    for path, _, expected in stale_files(root):
-        with open(os.path.join(root, path), "w") as f:
-            f.write(expected)
-        print("updated " + path)
-    # The API reference: stardoc's outputs, given as arguments.
-    for generated in argv[1:]:
-        name = os.path.basename(generated)[: -len("_api.md")] + ".md"
-        target = os.path.join(root, "docs", "api", name)
-        with open(generated) as f:
-            text = f.read()
-        if os.path.exists(target) and _read(root, "docs/api/" + name) == text:
-            continue
-        os.makedirs(os.path.dirname(target), exist_ok=True)
-        with open(target, "w") as f:
-            f.write(text)
-        print("updated docs/api/" + name)
+    out_dir = None
+    paths = []
+    for arg in argv[1:]:
+        if arg.startswith("--out_dir="):
+            out_dir = arg[len("--out_dir="):]
+        else:
+            paths.append(arg)
+    if not out_dir or not paths:
+        raise SystemExit("usage: regions.py --out_dir=DIR FILE.md ...")
+    values = regions(".")
+    used = set()
+    for path in paths:
+        text = _read(".", path)
+        used |= {m.group(2) for m in _REGION.finditer(text)}
+        with open(os.path.join(out_dir, os.path.basename(path)), "w") as f:
+            f.write(render(text, values, path))
+    unused = sorted(set(values) - used)
+    if unused:
+        raise SystemExit("docs/regions.py: no file has the regions %s: use them or remove them from regions()" % unused)
     return 0
 
 
