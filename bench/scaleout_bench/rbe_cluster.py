@@ -24,11 +24,13 @@ import os
 import pwd
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
 import time
+
+from tests.common import ports
+from tests.common.ports import free_port
 
 BUILDGRID_VERSION = "0.9.1"
 DEBIAN_PACKAGES = ("buildbox", "postgresql")
@@ -91,23 +93,8 @@ class ClusterError(RuntimeError):
     pass
 
 
-def free_port():
-    with contextlib.closing(socket.socket(socket.AF_INET, socket.SOCK_STREAM)) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def _wait_for_port(port, proc, what, timeout_s=60.0):
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if proc is not None and proc.poll() is not None:
-            raise ClusterError("%s exited with %s before listening on 127.0.0.1:%d" % (what, proc.returncode, port))
-        with contextlib.closing(socket.socket(socket.AF_INET, socket.SOCK_STREAM)) as s:
-            s.settimeout(0.5)
-            if s.connect_ex(("127.0.0.1", port)) == 0:
-                return
-        time.sleep(0.1)
-    raise ClusterError("%s did not listen on 127.0.0.1:%d within %.0f s" % (what, port, timeout_s))
+    ports.wait_for_port(port, proc, what=what, error=ClusterError, timeout_s=timeout_s)
 
 
 def _run(cmd, what, **kwargs):
