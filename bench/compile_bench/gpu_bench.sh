@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The GPU machine's part of docs/performance.md: a machine with a GPU, a CUDA
+# The GPU machine's part of docs/performance/history.md: a machine with a GPU, a CUDA
 # toolkit and python3 (absl-py for the runner), but no Bazel. Run from the
 # repository root:
 #

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The host compile off the device path (docs/performance.md, "The GPU machine"),
+# The host compile off the device path (docs/performance/history.md, "The GPU machine"),
 # without Bazel: CCCL-heavy files alone and the whole corpus at 4 archs, with
 # nvcc -t 0, the staged runner of another checkout (BEFORE: e.g. 45e737c, the
 # last commit whose host compile waited for fatbinary) and this checkout's

@@ -9,7 +9,7 @@ processing" events) and, inside those, the time of the process itself
 of building the input tree for the cache key (`MerkleTree.build`), of a
 persistent worker's request (`... worker ...`), and what is left: Bazel's
 own per-action work (input and output handling, cache lookups and uploads,
-scheduling). docs/performance.md ("What the gap is made of") reads a cold
+scheduling). docs/performance/history.md ("What the gap is made of") reads a cold
 build of the scaling benchmark this way.
 
 `--noslim_profile` matters: a slim profile merges short events, which hides

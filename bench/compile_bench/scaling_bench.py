@@ -35,7 +35,7 @@ of one serve the others (n200t10's table rows use n200's).
 
 Results: <out>/results-scaling-<name>.json (every run, raw), tables:
 <out>/tables-scaling-<name>.md, plots: <out>/scaling-<name>.png and
-<out>/scaling-scaleout-<name>.png. Method: docs/performance.md, "Scaling".
+<out>/scaling-scaleout-<name>.png. Method: docs/performance/history.md, "Scaling".
 """
 
 import argparse

@@ -604,7 +604,7 @@ def _largest(runs, archs, variant="bazel_staged"):
 
 
 def costs_summary(runs, archs4, archs1):
-    """Where staging still costs, in numbers from these results: markdown bullets (docs/performance.md, item 3)."""
+    """Where staging still costs, in numbers from these results: markdown bullets (docs/performance/history.md, item 3)."""
     groups = group(runs)
     out = []
     for scenario, how in (("cold_nolog", "without the execution log"), ("cold", "with the execution log")):

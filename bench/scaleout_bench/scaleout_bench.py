@@ -17,7 +17,7 @@ measurement are compared side by side. Writes OUT/results.json, OUT/results.md
 and the logs; prints the tables.
 
 Only where nothing else runs: Bazel, BuildGrid and the bots share this
-machine's cores (docs/performance.md, "Scale-out").
+machine's cores (docs/performance/history.md, "Scale-out").
 """
 
 import json
