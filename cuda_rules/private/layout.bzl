@@ -11,16 +11,12 @@ action reads against the Python table.
 load(
     ":stages.bzl",
     "ALL",
-    "COMPILE_STAGES",
     "DEVICE_OBJECT_SCRIPT",
     "EMBEDDED",
     "LAST",
     "LAYOUT",
     "LINK",
     "LINK_ARCH",
-    "LINK_PLAN_OUTPUTS",
-    "LINK_STAGES",
-    "PLAN_OUTPUTS",
     "REAL",
     "SAME",
     "SOURCE",
@@ -76,13 +72,12 @@ def output_path(output, inst, stem = "", name = ""):
 def _declare(actions, base, table, instances_of, names):
     """({key: File} of CudaPlan's and every stage's outputs, {key: File} of the stage scripts), declared under `base`.
 
-    `table`: (stages, CudaPlan's outputs); `instances_of`: stage -> its
+    `table`: COMPILE_TABLE or LINK_TABLE; `instances_of`: stage -> its
     instances; `names`: the placeholders stem and name.
     """
-    stages, plan_outputs = table
-    files = {o.key: actions.declare_file(base + output_path(o, {}, **names)) for o in plan_outputs}
+    files = {o.key: actions.declare_file(base + output_path(o, {}, **names)) for o in table.plan_outputs}
     scripts = {}
-    for stage in stages:
+    for stage in table.stages:
         for inst in instances_of(stage):
             for o in stage.outputs:
                 files[instance_key(o.key, inst)] = actions.declare_file(base + output_path(o, inst, **names))
@@ -92,11 +87,12 @@ def _declare(actions, base, table, instances_of, names):
 def _directory(file, relative):
     return file.path[:-len("/" + relative)]
 
-def declare_compile_files(actions, *, base, stem, archs, rdc):
+def declare_compile_files(actions, *, table, base, stem, archs, rdc):
     """Declares every file of one source's staged compile.
 
     Args:
       actions: ctx.actions.
+      table: the pipeline (COMPILE_TABLE).
       base: the source's directory relative to the package, ending in "/".
       stem: the source's file name without extension.
       archs: a struct from archs.parse_archs.
@@ -108,7 +104,7 @@ def declare_compile_files(actions, *, base, stem, archs, rdc):
     files, scripts = _declare(
         actions,
         base,
-        (COMPILE_STAGES, PLAN_OUTPUTS),
+        table,
         lambda stage: stage_instances(stage, archs),
         {"name": "", "stem": stem},
     )
@@ -119,14 +115,15 @@ def declare_compile_files(actions, *, base, stem, archs, rdc):
         files = files,
         scripts = scripts,
         layout = actions.declare_file(base + LAYOUT),
-        directory = _directory(module_id, output_path(PLAN_OUTPUTS[0], {}, stem = stem)),
+        directory = _directory(module_id, output_path([o for o in table.plan_outputs if o.key == "module_id"][0], {}, stem = stem)),
     )
 
-def declare_link_files(actions, *, base, name, link_archs):
+def declare_link_files(actions, *, table, base, name, link_archs):
     """Declares every file of a device link.
 
     Args:
       actions: ctx.actions.
+      table: the pipeline (LINK_TABLE).
       base: the link's directory relative to the package, ending in "/".
       name: the target's name (the files' names).
       link_archs: list of sm_NN, in arch order.
@@ -137,7 +134,7 @@ def declare_link_files(actions, *, base, name, link_archs):
     files, scripts = _declare(
         actions,
         base,
-        (LINK_STAGES, LINK_PLAN_OUTPUTS),
+        table,
         lambda stage: stage_instances(stage, link_archs = link_archs),
         {"name": name, "stem": ""},
     )
@@ -146,7 +143,7 @@ def declare_link_files(actions, *, base, name, link_archs):
         files = files,
         scripts = scripts,
         layout = actions.declare_file(base + LAYOUT),
-        directory = _directory(nvcc_args, output_path(LINK_PLAN_OUTPUTS[0], {}, name = name)),
+        directory = _directory(nvcc_args, output_path([o for o in table.plan_outputs if o.key == "nvcc_args"][0], {}, name = name)),
     )
 
 def stub_arch(archs):
@@ -157,11 +154,11 @@ def instance_arch(inst):
     """The arch an instance is for, as its progress message names it: real, else link arch, else virtual ("" for none)."""
     return inst.get("real") or inst.get("arch") or inst.get("virtual") or ""
 
-def _output_scope(key, stages, plan_outputs, plan_scope):
-    for o in plan_outputs:
+def _output_scope(key, table):
+    for o in table.plan_outputs:
         if o.key == key:
-            return plan_scope
-    for stage in stages:
+            return table.plan_scope
+    for stage in table.stages:
         for o in stage.outputs:
             if o.key == key:
                 return stage.scope
@@ -185,18 +182,17 @@ def read_keys(stage, inst, unit):
     """The output keys (of earlier stages and CudaPlan) one instance of `stage` reads, by the table's `reads`.
 
     Args:
-      stage: a record of COMPILE_STAGES or LINK_STAGES.
+      stage: a record of the unit's table.
       inst: one of stage_instances(stage, ...).
-      unit: the source's or the device link's unit (source_in_stages.bzl, device_link.bzl): its `link`
-        says which table, `archs` / `link_archs` which instances exist.
+      unit: the source's or the device link's unit (source_in_stages.bzl, device_link.bzl): its
+        `table` (COMPILE_TABLE, LINK_TABLE), and `archs` / `link_archs`: which instances exist.
 
     Returns:
       A list of keys of unit.files, in the order of `reads`.
     """
-    stages, plan_outputs, plan_scope = (LINK_STAGES, LINK_PLAN_OUTPUTS, LINK) if unit.link else (COMPILE_STAGES, PLAN_OUTPUTS, SOURCE)
     keys = []
     for out_key, selector in stage.reads:
-        scope = _output_scope(out_key, stages, plan_outputs, plan_scope)
+        scope = _output_scope(out_key, unit.table)
         if selector == SAME:
             found = [_project(inst, scope)]
         elif selector == ALL:

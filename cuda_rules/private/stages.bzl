@@ -252,9 +252,23 @@ LINK_STAGES = [
     LINK_STUB,
 ]
 
-# The exec groups of each table's stages (a rule declares those of the tables it runs).
-COMPILE_EXEC_GROUPS = ["cicc", "ptxas"]
-LINK_EXEC_GROUPS = ["dlink"]
+# The pipelines: each one's stages, CudaPlan's other outputs and what they are per, and the exec groups
+# its stages run in (a rule declares those of the tables it runs).
+COMPILE_TABLE = struct(
+    name = "compile",
+    stages = COMPILE_STAGES,
+    plan_outputs = PLAN_OUTPUTS,
+    plan_scope = "source",
+    exec_groups = ["cicc", "ptxas"],
+)
+
+LINK_TABLE = struct(
+    name = "link",
+    stages = LINK_STAGES,
+    plan_outputs = LINK_PLAN_OUTPUTS,
+    plan_scope = "link",
+    exec_groups = ["dlink"],
+)
 
 # Every mnemonic, in pipeline order.
 MNEMONICS = ["CudaPlan", "CudaHostPreprocess", "CudaFrontend", "CudaDevicePreprocess", "CudaCicc", "CudaPtxas", "CudaFatbinary", "CudaHostCompile", "CudaEmbedFatbin", "CudaCompile", "CudaDeviceLink", "CudaLinkStub"]

@@ -249,6 +249,24 @@ LINK_STUB = Stage(
 LINK_STAGES = (NVLINK, LINK_FATBINARY, LINK_STUB)
 
 
+@dataclasses.dataclass(frozen=True)
+class Table:
+    """A pipeline of stages: what the rules declare and register, CudaPlan writes scripts for, the runner runs.
+
+    A compiler other than nvcc (clang's `-cc1` stages, say) is another table:
+    the functions below take the table they apply.
+    """
+
+    name: str
+    stages: tuple  # in pipeline order
+    plan_outputs: tuple  # CudaPlan's files besides the scripts
+    plan_scope: str  # what CudaPlan (and so its outputs) is per: SOURCE or LINK
+
+
+COMPILE_TABLE = Table("compile", COMPILE_STAGES, PLAN_OUTPUTS, SOURCE)
+LINK_TABLE = Table("link", LINK_STAGES, LINK_PLAN_OUTPUTS, LINK)
+
+
 def exec_groups(table):
     """The exec groups the stages of `table` run in, in table order (each rule declares those of its tables)."""
     out = []
@@ -330,42 +348,44 @@ def output_path(output, inst, stem="", name=""):
     return pattern.format(stem=stem, name=name, **{k: v for k, v in inst.items() if k != "lto"})
 
 
-def compile_files(stem, archs):
-    """{output key: path under the source's directory} of every stage output and CudaPlan output."""
-    files = {o.key: output_path(o, {}, stem=stem) for o in PLAN_OUTPUTS}
-    for stage in COMPILE_STAGES:
-        for inst in instances(stage, archs):
+def _files(table, instances_of, names):
+    files = {o.key: output_path(o, {}, **names) for o in table.plan_outputs}
+    for stage in table.stages:
+        for inst in instances_of(stage):
             for o in stage.outputs:
-                files[instance_key(o.key, inst)] = output_path(o, inst, stem=stem)
+                files[instance_key(o.key, inst)] = output_path(o, inst, **names)
     return files
 
 
-def compile_script_paths(archs, rdc):
+def _script_paths(table, instances_of):
+    return {
+        instance_key(stage.kind, inst): script_path(stage.kind, inst)
+        for stage in table.stages
+        for inst in instances_of(stage)
+    }
+
+
+def compile_files(stem, archs, table=COMPILE_TABLE):
+    """{output key: path under the source's directory} of every stage output and CudaPlan output."""
+    return _files(table, lambda stage: instances(stage, archs), {"stem": stem})
+
+
+def compile_script_paths(archs, rdc, table=COMPILE_TABLE):
     """{stage key: script path under the source's directory}."""
-    scripts = {}
-    for stage in COMPILE_STAGES:
-        for inst in instances(stage, archs):
-            scripts[instance_key(stage.kind, inst)] = script_path(stage.kind, inst)
+    scripts = _script_paths(table, lambda stage: instances(stage, archs))
     if rdc:
         scripts[DEVICE_OBJECT_SCRIPT] = script_path(DEVICE_OBJECT_SCRIPT, {})
     return scripts
 
 
-def link_files(name, link_archs):
-    files = {o.key: output_path(o, {}, name=name) for o in LINK_PLAN_OUTPUTS}
-    for stage in LINK_STAGES:
-        for inst in instances(stage, link_archs=link_archs):
-            for o in stage.outputs:
-                files[instance_key(o.key, inst)] = output_path(o, inst, name=name)
-    return files
+def link_files(name, link_archs, table=LINK_TABLE):
+    """{output key: path under the device link's directory} of every stage output and CudaPlan output."""
+    return _files(table, lambda stage: instances(stage, link_archs=link_archs), {"name": name})
 
 
-def link_script_paths(link_archs):
-    scripts = {}
-    for stage in LINK_STAGES:
-        for inst in instances(stage, link_archs=link_archs):
-            scripts[instance_key(stage.kind, inst)] = script_path(stage.kind, inst)
-    return scripts
+def link_script_paths(link_archs, table=LINK_TABLE):
+    """{stage key: script path under the device link's directory}."""
+    return _script_paths(table, lambda stage: instances(stage, link_archs=link_archs))
 
 
 def stub_arch(archs):
@@ -373,47 +393,51 @@ def stub_arch(archs):
     return archs[-1].virtual
 
 
-def compile_producers(archs):
+def compile_producers(archs, table=COMPILE_TABLE):
     """{output key: stage key of the stage that writes it} (CudaPlan's outputs excluded)."""
     producer = {}
-    for stage in COMPILE_STAGES:
+    for stage in table.stages:
         for inst in instances(stage, archs):
             for o in stage.outputs:
                 producer[instance_key(o.key, inst)] = instance_key(stage.kind, inst)
     return producer
 
 
-def compile_reads(archs):
+def read_keys(stage, inst, table, archs=(), link_archs=()):
+    """The output keys (of earlier stages and CudaPlan) one instance of `stage` reads, by its `reads` (in order, once each)."""
+    keys = []
+    for out_key, selector in stage.reads:
+        keys += [k for k in _read_keys(out_key, selector, inst, table, archs, link_archs) if k not in keys]
+    return keys
+
+
+def compile_reads(archs, table=COMPILE_TABLE):
     """{stage key: [output keys it reads]}, CudaPlan's outputs (the module id) included."""
-    reads = {}
-    for stage in COMPILE_STAGES:
-        for inst in instances(stage, archs):
-            keys = []
-            for out_key, selector in stage.reads:
-                keys += [k for k in _read_keys(out_key, selector, inst, archs) if k not in keys]
-            reads[instance_key(stage.kind, inst)] = keys
-    return reads
+    return {
+        instance_key(stage.kind, inst): read_keys(stage, inst, table, archs)
+        for stage in table.stages
+        for inst in instances(stage, archs)
+    }
 
 
-def compile_dependencies(archs):
+def compile_dependencies(archs, table=COMPILE_TABLE):
     """{stage key: [stage keys it reads from]}: the graph the runner executes (CudaPlan excluded)."""
-    producer = compile_producers(archs)
+    producer = compile_producers(archs, table)
     deps = {}
-    for stage in COMPILE_STAGES:
+    for stage in table.stages:
         for inst in instances(stage, archs):
             keys = []
-            for out_key, selector in stage.reads:
-                for read in _read_keys(out_key, selector, inst, archs):
-                    if read in producer and producer[read] not in keys:
-                        keys.append(producer[read])
+            for read in read_keys(stage, inst, table, archs):
+                if read in producer and producer[read] not in keys:
+                    keys.append(producer[read])
             deps[instance_key(stage.kind, inst)] = keys
     return deps
 
 
-def _output_scope(out_key):
-    if any(o.key == out_key for o in PLAN_OUTPUTS):
-        return SOURCE
-    for stage in COMPILE_STAGES:
+def _output_scope(out_key, table):
+    if any(o.key == out_key for o in table.plan_outputs):
+        return table.plan_scope
+    for stage in table.stages:
         if any(o.key == out_key for o in stage.outputs):
             return stage.scope
     raise KeyError(out_key)
@@ -421,29 +445,33 @@ def _output_scope(out_key):
 
 def _project(inst, scope):
     """The part of a reader's instance that names the instance of an output of `scope` it reads."""
-    keep = {SOURCE: (), VIRTUAL: ("virtual",), REAL: ("virtual", "real")}[scope]
+    keep = {SOURCE: (), LINK: (), VIRTUAL: ("virtual",), REAL: ("virtual", "real"), LINK_ARCH: ("arch",)}[scope]
     return {k: inst[k] for k in keep}
 
 
-def _read_keys(out_key, selector, inst, archs):
-    scope = _output_scope(out_key)
+def _read_keys(out_key, selector, inst, table, archs, link_archs):
+    scope = _output_scope(out_key, table)
     if selector == SAME:
         return [instance_key(out_key, _project(inst, scope))]
     if selector == ALL:
-        return [instance_key(out_key, _project(i, scope)) for i in _scope_instances(scope, archs)]
+        return [instance_key(out_key, _project(i, scope)) for i in _scope_instances(scope, archs, link_archs)]
     if selector == EMBEDDED:
         return [instance_key(out_key, {"virtual": a.virtual}) for a in archs if a.ptx or a.lto]
     if selector == STUB_ARCH:
         return [instance_key(out_key, {"virtual": stub_arch(archs)})]
-    raise ValueError("selector %r of %s in a compile" % (selector, out_key))
+    if selector == LAST:
+        return [instance_key(out_key, {"arch": link_archs[-1]})]
+    raise ValueError("unknown selector %r of %s" % (selector, out_key))
 
 
-def _scope_instances(scope, archs):
-    if scope == SOURCE:
+def _scope_instances(scope, archs, link_archs):
+    if scope in (SOURCE, LINK):
         return [{}]
     if scope == VIRTUAL:
         return [{"virtual": a.virtual} for a in archs]
-    return [{"virtual": a.virtual, "real": r} for a in archs for r in a.reals]
+    if scope == REAL:
+        return [{"virtual": a.virtual, "real": r} for a in archs for r in a.reals]
+    return [{"arch": a} for a in link_archs]
 
 
 # --- Reading stage outputs back (reports) -------------------------------------

@@ -46,6 +46,27 @@ class StagesTest(unittest.TestCase):
         self.assertEqual(deps["embed_fatbin"], ["host_compile", "fatbinary"])
         self.assertEqual(deps["device_preprocess/compute_80"], [])
 
+    def test_link_reads(self):
+        self.assertEqual(stages.read_keys(stages.NVLINK, {"arch": "sm_80"}, stages.LINK_TABLE, link_archs=["sm_80", "sm_90"]), [])
+        self.assertEqual(
+            stages.read_keys(stages.LINK_FATBINARY, {}, stages.LINK_TABLE, link_archs=["sm_80", "sm_90"]),
+            ["cubin/sm_80", "cubin/sm_90"],
+        )
+        # The link stub registers what the last arch's nvlink lists, and includes CudaPlan's markers.
+        self.assertEqual(
+            stages.read_keys(stages.LINK_STUB, {}, stages.LINK_TABLE, link_archs=["sm_80", "sm_90"]),
+            ["fatbin_c", "reg_c/sm_90", "markers"],
+        )
+
+    def test_every_stage_has_a_mnemonic_and_the_tables_their_exec_groups(self):
+        self.assertEqual(stages.exec_groups(stages.COMPILE_TABLE.stages), ["cicc", "ptxas"])
+        self.assertEqual(stages.exec_groups(stages.LINK_TABLE.stages), ["dlink"])
+        for table in (stages.COMPILE_TABLE, stages.LINK_TABLE):
+            for stage in table.stages:
+                self.assertTrue(stage.mnemonic.startswith("Cuda"), stage)
+                self.assertIn(stage.mnemonic, stages.pipeline_mnemonics())
+                self.assertTrue(stage.progress, stage)
+
     def test_arch_of_output(self):
         self.assertEqual(stages.arch_of_output("CudaPtxas", "bazel-out/k8/bin/p/_cuda/t/k/compute_80/sm_86/k.cubin"), "sm_86")
         self.assertEqual(stages.arch_of_output("CudaCicc", "bazel-out/k8/bin/p/_cuda/t/k/compute_80/k.ptx"), "compute_80")

@@ -31,31 +31,31 @@ _ACTIONS = {
     "ptxas": ptxas_action,
 }
 
-def run_stages(actions, table, unit):
-    """Registers one action per instance of every stage of `table` (COMPILE_STAGES or LINK_STAGES), in table order.
+def run_stages(actions, unit):
+    """Registers one action per instance of every stage of the unit's table, in table order.
 
     Args:
       actions: ctx.actions.
-      table: a list of stage records.
-      unit: the source's or device link's unit (layout.stage_instances reads its archs).
+      unit: the source's or device link's unit: its table (COMPILE_TABLE, LINK_TABLE), and its
+        archs (layout.stage_instances).
     """
-    for stage in table:
+    for stage in unit.table.stages:
         action = _ACTIONS.get(stage.kind)
         if action == None:
             fail("stage {} of the stage table has no action function: add actions/{}.bzl and list it in actions/index.bzl".format(stage.kind, stage.kind))
         for inst in stage_instances(stage, unit.archs, unit.link_archs):
             action(actions, stage, inst, unit)
 
-def stage_exec_groups(*names):
-    """The exec groups a rule declares for the stages it runs: one per name of COMPILE_EXEC_GROUPS / LINK_EXEC_GROUPS.
+def stage_exec_groups(*tables):
+    """The exec groups a rule declares for the stages of the tables it runs (COMPILE_TABLE, LINK_TABLE).
 
     The heavy per-arch stages run in their own exec groups, so a target can
     route them to other workers: exec_properties = {"ptxas.Pool": "large"}.
 
     Args:
-      *names: lists of exec group names (stages.bzl).
+      *tables: the pipelines (stages.bzl).
 
     Returns:
       A dict for rule(exec_groups = ...).
     """
-    return {name: exec_group(toolchains = CUDA_TOOLCHAINS) for group in names for name in group}
+    return {name: exec_group(toolchains = CUDA_TOOLCHAINS) for table in tables for name in table.exec_groups}

@@ -18,7 +18,7 @@ load("//cuda_rules/private:compile/nvcc_args.bzl", "canonical")
 load("//cuda_rules/private:labels.bzl", "display_label")
 load("//cuda_rules/private:layout.bzl", "declare_link_files", "layout_object", "paths")
 load("//cuda_rules/private:providers.bzl", "CudaInfo")
-load("//cuda_rules/private:stages.bzl", "DEVICE_LINK_PLACEHOLDER", "LINK_INPUT_KEYS", "LINK_LAYOUT_KEYS", "LINK_PLAN_OUTPUTS", "LINK_STAGES")
+load("//cuda_rules/private:stages.bzl", "DEVICE_LINK_PLACEHOLDER", "LINK_INPUT_KEYS", "LINK_LAYOUT_KEYS", "LINK_PLAN_OUTPUTS", "LINK_TABLE")
 
 visibility(["//cuda_rules/..."])
 
@@ -114,7 +114,7 @@ def device_link(ctx, tc, inputs, non_rdc, dlinkopts, host_flags):
     if cuda.nvlink == None:
         fail("{}: the CUDA toolkit has no bin/nvlink, which device linking needs. Fix: use a complete toolkit.".format(ctx.label))
 
-    d = declare_link_files(ctx.actions, base = "_cuda_dlink/{}/".format(ctx.label.name), name = ctx.label.name, link_archs = archs)
+    d = declare_link_files(ctx.actions, table = LINK_TABLE, base = "_cuda_dlink/{}/".format(ctx.label.name), name = ctx.label.name, link_archs = archs)
     files = d.files
     scripts = d.scripts
     markers = sorted({i.marker: None for i in inputs if i.marker}.keys())
@@ -145,7 +145,7 @@ def device_link(ctx, tc, inputs, non_rdc, dlinkopts, host_flags):
         "scripts": paths(scripts),
     })))
     unit = struct(
-        link = True,
+        table = LINK_TABLE,
         cuda = cuda,
         cc_files = tc.cc_files,
         archs = None,
@@ -171,7 +171,7 @@ def device_link(ctx, tc, inputs, non_rdc, dlinkopts, host_flags):
     nvcc_args.add(DEVICE_LINK_PLACEHOLDER)
     nvcc_args.add("-o", files["obj"])
     plan_action(ctx.actions, tc, unit, "device_link", [nvcc_args])
-    run_stages(ctx.actions, LINK_STAGES, unit)
+    run_stages(ctx.actions, unit)
     return struct(
         obj = files["obj"],
         cubins = [files["cubin/" + a] for a in archs],

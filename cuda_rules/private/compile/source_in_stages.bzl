@@ -5,7 +5,7 @@ load("//cuda_rules/private:actions/plan.bzl", "in_params_file", "plan_action")
 load("//cuda_rules/private:compile/nvcc_args.bzl", "canonical", "language_flags")
 load("//cuda_rules/private:labels.bzl", "display_label")
 load("//cuda_rules/private:layout.bzl", "declare_compile_files", "layout_object", "paths")
-load("//cuda_rules/private:stages.bzl", "ARCH_KEYS", "COMPILE_LAYOUT_KEYS", "COMPILE_STAGES", "DEVICE_OBJECT_SCRIPT", "PLAN_OUTPUTS")
+load("//cuda_rules/private:stages.bzl", "ARCH_KEYS", "COMPILE_LAYOUT_KEYS", "COMPILE_TABLE", "DEVICE_OBJECT_SCRIPT", "PLAN_OUTPUTS")
 
 visibility(["//cuda_rules/..."])
 
@@ -67,7 +67,7 @@ def compile_source_in_stages(ctx, t, c, src):
     """
     archs = t.archs
     stem = src.basename.rpartition(".")[0]
-    d = declare_compile_files(ctx.actions, base = source_base(ctx, src, c.variant), stem = stem, archs = archs, rdc = c.rdc)
+    d = declare_compile_files(ctx.actions, table = COMPILE_TABLE, base = source_base(ctx, src, c.variant), stem = stem, archs = archs, rdc = c.rdc)
     files = d.files
     scripts = d.scripts
     ctx.actions.write(d.layout, json.encode_indent(layout_object(COMPILE_LAYOUT_KEYS, {
@@ -89,7 +89,7 @@ def compile_source_in_stages(ctx, t, c, src):
         "scripts": paths(scripts),
     })))
     unit = struct(
-        link = False,
+        table = COMPILE_TABLE,
         cuda = t.cuda,
         cc_files = t.cc_files,
         src = src,
@@ -108,7 +108,7 @@ def compile_source_in_stages(ctx, t, c, src):
     src_args.add("-c", src.path)
     src_args.add("-o", files["obj"])
     plan_action(ctx.actions, t, unit, "compile", [c.nvcc_args, src_args])
-    run_stages(ctx.actions, COMPILE_STAGES, unit)
+    run_stages(ctx.actions, unit)
     return _compiled(ctx, d, src, archs, c.rdc)
 
 def _compiled(ctx, d, src, archs, rdc):

@@ -14,7 +14,7 @@ load(
 load("//cuda_rules/private:compile/host_flags.bzl", "classify_host_flags", "toolchain_compile_flags")
 load("//cuda_rules/private:compile/target.bzl", "toolchains")
 load("//cuda_rules/private:requires_cuda.bzl", "with_requires_cuda")
-load("//cuda_rules/private:stages.bzl", "LINK_EXEC_GROUPS")
+load("//cuda_rules/private:stages.bzl", "LINK_TABLE")
 load("//cuda_rules/private:toolchain.bzl", "CUDA_TOOLCHAINS")
 
 visibility(["//cuda_rules/...", "//tests/..."])
@@ -73,7 +73,7 @@ are left out. cuda_binary and cuda_test create one. With no relocatable code bel
         "_cc_host_compile_flags_to_skip": attr.label(default = "//cuda_rules:cc_host_compile_flags_to_skip"),
         "_planner": attr.label(default = "//tools/nvcc_plan:cuda_plan", executable = True, cfg = "exec"),
     },
-    exec_groups = stage_exec_groups(LINK_EXEC_GROUPS),
+    exec_groups = stage_exec_groups(LINK_TABLE),
     fragments = ["cpp"],
     toolchains = CUDA_TOOLCHAINS + use_cc_toolchain(),
     provides = [CcInfo],

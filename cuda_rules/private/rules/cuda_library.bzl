@@ -24,7 +24,7 @@ load(
 load("//cuda_rules/private:nvcc_options.bzl", "check_link_options")
 load("//cuda_rules/private:providers.bzl", "CudaInfo")
 load("//cuda_rules/private:requires_cuda.bzl", "archs_value", "staged_value", "with_requires_cuda")
-load("//cuda_rules/private:stages.bzl", "COMPILE_EXEC_GROUPS", "LINK_EXEC_GROUPS")
+load("//cuda_rules/private:stages.bzl", "COMPILE_TABLE", "LINK_TABLE")
 load("//cuda_rules/private:toolchain.bzl", "CUDA_TOOLCHAINS")
 
 visibility(["//cuda_rules/...", "//tests/..."])
@@ -150,7 +150,7 @@ also device-links the relocatable code below it. Output groups: ptx, ltoir, cubi
 cuda_objects, cuda_plan, device_link, and rules_cuda's lib, pic_lib, objects, pic_objects,
 rdc_objects, rdc_pic_objects.""",
     attrs = _ATTRS,
-    exec_groups = stage_exec_groups(COMPILE_EXEC_GROUPS, LINK_EXEC_GROUPS),
+    exec_groups = stage_exec_groups(COMPILE_TABLE, LINK_TABLE),
     fragments = ["cpp"],
     toolchains = CUDA_TOOLCHAINS + use_cc_toolchain(),
     provides = [CcInfo, CudaInfo],
