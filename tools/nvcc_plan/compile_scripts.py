@@ -117,37 +117,37 @@ def for_source(plan, layout):
     )
     out = {}
 
-    def emit(key, mnemonic, arch, argv, hints=False):
-        out[layout.scripts[key]] = scripts_lib.stage_script(layout.label, layout.src, mnemonic, arch, exports, argv, hints)
+    def emit(stage, argv, inst=None, hints=False, post=()):
+        """The script of one instance of `stage` (a record of the stage table): `argv`, with hints or shell lines after it."""
+        inst = inst or {}
+        arch = inst.get("real") or inst.get("virtual") or ""
+        out[layout.scripts[stages.instance_key(stage.kind, inst)]] = scripts_lib.stage_script(
+            layout.label, layout.src, stage.mnemonic, arch, exports, argv, hints, post
+        )
 
-    def m(kind):
-        return stages.mnemonic(kind)
-
-    emit("host_preprocess", m("host_preprocess"), "", command(host_pp), hints=True)
+    emit(stages.HOST_PREPROCESS, command(host_pp), hints=True)
 
     fe = [a for a in command(frontend) if a != "--gen_module_id_file"]
     scripts_lib.set_value(fe, "--orig_src_path_name", layout.src)
     # The host compile's input: the same host code whatever the device code's
     # text, so a device-only edit that keeps the lines re-runs no host compile.
-    out[layout.scripts["frontend"]] = scripts_lib.stage_script(
-        layout.label, layout.src, m("frontend"), "", exports, fe, post=scripts_lib.blank_disabled_device_code(files["cudafe1_cpp"])
-    )
+    emit(stages.FRONTEND, fe, post=scripts_lib.blank_disabled_device_code(files["cudafe1_cpp"]))
 
     for arch in virtual:
-        dpp = device_toolchain_flags(layout, command(dpps[arch]), arch)
-        emit("device_preprocess/" + arch, m("device_preprocess"), arch, dpp, hints=True)
+        emit(stages.DEVICE_PREPROCESS, device_toolchain_flags(layout, command(dpps[arch]), arch), {"virtual": arch}, hints=True)
         cc = command(ciccs[arch])
         scripts_lib.set_value(cc, "--orig_src_path_name", layout.src)
-        emit("cicc/" + arch, m("cicc"), arch, cc)
-    for key in layout.real_keys:
-        emit("ptxas/" + key, m("ptxas"), key.split("/")[1], command(ptxases[key]))
+        emit(stages.CICC, cc, {"virtual": arch})
+    for a in layout.archs:
+        for real in a.reals:
+            emit(stages.PTXAS, command(ptxases["%s/%s" % (a.virtual, real)]), {"virtual": a.virtual, "real": real})
 
-    emit("fatbinary", m("fatbinary"), "", command(fatbinary) + ["--create=" + files["fatbin"]])
+    emit(stages.FATBINARY, command(fatbinary) + ["--create=" + files["fatbin"]])
 
     hc = command(host_compile)
     for directory in layout.host_compile_iquote:
         hc[-2:-2] = ["-iquote", directory]  # before `-o OUT`
-    emit("host_compile", m("host_compile"), "", hc, hints=True)
+    emit(stages.HOST_COMPILE, hc, hints=True)
 
     the_id = module_id_of(layout)
     out[files["fatbin_decl"]] = fatbin_declaration(layout, the_id)
@@ -254,7 +254,7 @@ def embed_script(layout, exports, host_cc, machine_flags, module_id):
         "-o",
     ]
     alias = 'extern const __fatBinC_Wrapper_t %s __attribute__((alias("__fatDeviceText"), visibility("hidden")));' % symbol
-    lines = scripts_lib.preamble(scripts_lib.stage_comment(layout.label, layout.src, stages.mnemonic("embed_fatbin")), [])
+    lines = scripts_lib.preamble(scripts_lib.stage_comment(layout.label, layout.src, stages.EMBED_FATBIN.mnemonic), [])
     lines.append("set -e")
     for name, value in exports:
         lines.append("%s=%s; export %s" % (name, value, name))

@@ -106,7 +106,7 @@ def for_link(plan, layout):
         argv = [a for a in argv if a != stages.DEVICE_LINK_PLACEHOLDER]
         inputs = layout.inputs[arch]
         wrapped = ['"$tmp/%d.o"' % i for i in range(len(inputs))]
-        lines = scripts_lib.preamble("%s %s of %s, from nvcc's plan." % (stages.mnemonic("nvlink", stages.LINK_STAGES), arch, label), exports)
+        lines = scripts_lib.preamble("%s %s of %s, from nvcc's plan." % (stages.NVLINK.mnemonic, arch, label), exports)
         lines += [
             'tmp="$(mktemp -d)"',
             "trap 'rm -rf \"$tmp\"' EXIT",
@@ -142,7 +142,7 @@ def for_link(plan, layout):
     fb[0] = toolkit.tool("fatbinary")
     fb.append("--create=" + files["fatbin"])
     out[layout.scripts["fatbinary"]] = scripts_lib.stage_script(
-        label, "the device link", stages.mnemonic("fatbinary", stages.LINK_STAGES), "", exports, fb, False
+        label, "the device link", stages.LINK_FATBINARY.mnemonic, "", exports, fb, False
     )
 
     hc = [rewrite(a) for a in stub.argv]
@@ -150,6 +150,6 @@ def for_link(plan, layout):
     out[files["markers"]] = markers_header(layout)
     hc[-3:-3] = ["-include", files["markers"]]  # before `SOURCE -o OUT`
     out[layout.scripts["link_stub"]] = scripts_lib.stage_script(
-        label, "the device link", stages.mnemonic("link_stub", stages.LINK_STAGES), "", exports, hc, True
+        label, "the device link", stages.LINK_STUB.mnemonic, "", exports, hc, True
     )
     return out
