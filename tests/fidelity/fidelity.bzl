@@ -75,7 +75,7 @@ def fidelity_test(name, srcs, reference_extra = [], expect = "equal", size = "me
         data = srcs + [":" + name + "_inputs"],
         deps = [
             "//tools/nvcc_plan:layout",
-            "//tools/nvcc_plan:nvcc_plan_lib",
+            "//tools/nvcc_plan:dryrun",
             "//tools/nvcc_plan:stages",
             "@rules_cuda_stages_pypi//absl_py",
             "@rules_cuda_stages_pypi//bazel_runfiles",
@@ -119,7 +119,7 @@ def device_link_fidelity_test(name, deps, reference_extra = [], expect = "equal"
         data = [":" + name + "_inputs"],
         deps = [
             "//tools/nvcc_plan:layout",
-            "//tools/nvcc_plan:nvcc_plan_lib",
+            "//tools/nvcc_plan:dryrun",
             "//tools/nvcc_plan:stages",
             "@rules_cuda_stages_pypi//absl_py",
             "@rules_cuda_stages_pypi//bazel_runfiles",

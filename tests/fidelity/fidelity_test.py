@@ -24,7 +24,7 @@ from absl import flags
 from runfiles import runfiles
 
 from tools.nvcc_plan import layout as layout_lib
-from tools.nvcc_plan import nvcc_plan_lib
+from tools.nvcc_plan import dryrun
 from tools.nvcc_plan import stages
 
 FLAGS = flags.FLAGS
@@ -156,7 +156,7 @@ def _reference_run(root, layout, nvcc_args, inputs=()):
         # nvcc's own (gcc keeps the last; "\," keeps nvcc from splitting it).
         args.append("-Xcompiler=-D__CUDA_ARCH_LIST__=" + pinned.replace(",", "\\,"))
     args += list(inputs) + FLAGS.reference_extra + ["--keep", "--keep-dir", keep]
-    plan = nvcc_plan_lib.plan_from_text(nvcc_plan_lib.run_dryrun(nvcc, args, cwd=execroot))
+    plan = dryrun.plan_from_text(dryrun.run_dryrun(nvcc, args, cwd=execroot))
     # The same convention as the staged scripts (and Bazel's C++ actions):
     # debug info names the working directory /proc/self/cwd.
     env = dict(os.environ, PWD="/proc/self/cwd")
@@ -188,7 +188,7 @@ def compare(root, layout_path):
 
     pairs = []  # (what, staged file, reference file)
     for cicc in plan.by_kind("cicc"):
-        pairs.append(("ptx " + cicc.arch, layout.files["ptx/" + cicc.arch], nvcc_plan_lib.value_after(cicc.argv, "-o")))
+        pairs.append(("ptx " + cicc.arch, layout.files["ptx/" + cicc.arch], dryrun.value_after(cicc.argv, "-o")))
     for ptxas in plan.by_kind("ptxas"):
         key = "%s/%s" % (ptxas.virtual_arch, ptxas.arch)
         pairs.append(("cubin " + key, layout.files["cubin/" + key], ptxas.outputs[0]))
@@ -264,7 +264,7 @@ def compare_device_link(root, layout_path):
     pairs = []
     for nvlink in plan.by_kind("nvlink"):
         pairs.append(("linked cubin " + nvlink.arch, layout.files["cubin/" + nvlink.arch], nvlink.outputs[0]))
-        reg = nvcc_plan_lib.value_after(nvlink.argv, "--register-link-binaries")
+        reg = dryrun.value_after(nvlink.argv, "--register-link-binaries")
     pairs.append(("registration list", layout.files["reg_c/" + layout.archs[-1]], reg))
     results = []
     for what, staged, reference in pairs:

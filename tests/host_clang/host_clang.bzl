@@ -17,7 +17,7 @@ toolchain, and the tests that need one fail with HOST_CLANG_MISSING, one line
 that says how to get it (not skipped).
 """
 
-load("@rules_cc//cc/private/toolchain:cc_configure.bzl", "cc_autoconf_impl")  # buildifier: disable=bzl-visibility
+load("//tests/common:host_compiler.bzl", "CC_AUTOCONF_ENVIRON", "configure_toolchain", "find_compiler")
 
 # The clangs nvcc accepts as host compiler (crt/host_config.h): 13.0 takes 16
 # to 20, 13.5 up to 21.
@@ -37,18 +37,7 @@ def _clang_major(rctx, path):
     return 0
 
 def _host_clang_impl(rctx):
-    found = None
-    major = 0
-    explicit = rctx.os.environ.get("HOST_CLANG", "")
-    for candidate in ([explicit] if explicit else []) + ([] if explicit == "none" else _CANDIDATES):
-        if candidate == "none":
-            continue
-        path = rctx.path(candidate) if candidate.startswith("/") else rctx.which(candidate)
-        if path and path.exists:
-            major = _clang_major(rctx, path)
-            if major in range(MIN_CLANG, MAX_CLANG + 1):
-                found = path
-                break
+    found, major, explicit = find_compiler(rctx, "HOST_CLANG", _CANDIDATES, _clang_major, range(MIN_CLANG, MAX_CLANG + 1))
     if found == None:
         if explicit.startswith("/opt/rules_cuda_stages/"):
             missing = ("needs clang {}..{}: tools/bazelw's clang addon is not installed ({} is missing); " +
@@ -65,19 +54,13 @@ def _host_clang_impl(rctx):
         rctx.file("BUILD.bazel", "# No clang {}..{} on this machine (tests/host_clang/host_clang.bzl).\n".format(MIN_CLANG, MAX_CLANG))
         rctx.file("defs.bzl", "HOST_CLANG = None\nHOST_CLANG_MAJOR = 0\nHOST_CLANG_TOOLKIT = \"\"\nHOST_CLANG_MISSING = {}\n".format(repr(missing)))
         return
-    cc_autoconf_impl(rctx, overriden_tools = {"gcc": str(found)})
-    build = rctx.read("BUILD")
-    rctx.file("BUILD", build + """
-# rules_cuda_stages (tests/host_clang/host_clang.bzl): this toolchain for builds with --//tests/host_clang:clang.
-toolchain(
-    name = "host_clang_toolchain",
-    exec_compatible_with = ["@platforms//os:linux", "@platforms//cpu:x86_64"],
-    target_compatible_with = ["@platforms//os:linux", "@platforms//cpu:x86_64"],
-    target_settings = ["@rules_cuda_stages//tests/host_clang:is_clang"],
-    toolchain = ":cc-compiler-k8",
-    toolchain_type = "@bazel_tools//tools/cpp:toolchain_type",
-)
-""")
+    configure_toolchain(
+        rctx,
+        found,
+        name = "host_clang_toolchain",
+        target_setting = "@rules_cuda_stages//tests/host_clang:is_clang",
+        comment = "rules_cuda_stages (tests/host_clang/host_clang.bzl): this toolchain for builds with --//tests/host_clang:clang.",
+    )
     rctx.file("defs.bzl", "HOST_CLANG = {}\nHOST_CLANG_MAJOR = {}\nHOST_CLANG_TOOLKIT = {}\nHOST_CLANG_MISSING = None\n".format(
         repr(str(found)),
         major,
@@ -87,16 +70,7 @@ toolchain(
 _host_clang_repository = repository_rule(
     implementation = _host_clang_impl,
     doc = "Bazel's C++ autoconfiguration with a clang that nvcc 13.0 accepts, as a toolchain for --//tests/host_clang:clang.",
-    environ = [
-        "HOST_CLANG",
-        "BAZEL_LINKLIBS",
-        "BAZEL_LINKOPTS",
-        "BAZEL_CXXOPTS",
-        "BAZEL_CONLYOPTS",
-        "BAZEL_COMPILER",
-        "CC",
-        "PATH",
-    ],
+    environ = ["HOST_CLANG"] + CC_AUTOCONF_ENVIRON,
     configure = True,
 )
 

@@ -1,6 +1,6 @@
-"""The release resolves: tools/release's archive and entry, used from a registry by a fresh consumer.
+"""The release resolves: dev/release's archive and entry, used from a registry by a fresh consumer.
 
-1. `tools/release <version> <registry>` (this checkout's files; the command a
+1. `dev/release <version> <registry>` (this checkout's files; the command a
    release runs from a commit) writes the archive and the entry in the BCR's
    layout: modules/rules_cuda_stages/{metadata.json,<version>/...}. The archive
    is the same bytes when made twice, its members have fixed owners and times,
@@ -11,7 +11,7 @@
    bazel_dep(name = "rules_cuda_stages", version = ...), with --registry
    pointing at that registry (plus tools/bazelw's offline settings for Bazel's
    own dependencies) and Bazel 8.0's and 9.0's incompatible flags
-   (--config=bazel9, tools/incompatible.bazelrc), resolves the module from
+   (--config=bazel9, dev/incompatible.bazelrc), resolves the module from
    the archive (bazel mod show_repo: the entry's URL and integrity), builds a
    cuda_library and runs a cuda_test (host checks; the kernel where a GPU is)
    with the hermetic toolkit, and runs the module's cache_report tool on its
@@ -92,7 +92,7 @@ class RegistryTest(unittest.TestCase):
              "--checkout=" + cls.src, "--url=file://%s/" % out],
             capture_output=True, text=True)
         if proc.returncode != 0:
-            raise AssertionError("tools/release failed:\n" + proc.stdout + proc.stderr)
+            raise AssertionError("dev/release failed:\n" + proc.stdout + proc.stderr)
         return proc.stdout
 
     @classmethod
@@ -148,7 +148,7 @@ class RegistryTest(unittest.TestCase):
         for present in ("MODULE.bazel", "LICENSE", "NOTICE", "cuda_rules/defs.bzl", "examples/MODULE.bazel",
                         "tools/nvcc_plan/BUILD.bazel", "tools/python_deps/requirements_lock.json"):
             self.assertIn(present, names)
-        for top in ("tests/", "bench/", ".ci/", "docs/performance/", "tools/compile_bench/"):
+        for top in ("tests/", "bench/", ".ci/", "docs/performance/"):
             self.assertFalse([n for n in names if n.startswith(top)], top + " is export-ignored")
         with open(os.path.join(self.entry, "MODULE.bazel"), "rb") as f:
             self.assertEqual(f.read(), module_bazel)

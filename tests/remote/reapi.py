@@ -9,15 +9,15 @@ interface. It runs actions with the tools of this machine, so a CUDA action is
 hermetic only if its toolkit comes in as action inputs, which it does.
 """
 
-import contextlib
 import glob
 import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
-import time
+
+from tests.common import ports
+from tests.common.ports import free_port
 
 BAZEL_SOURCES = os.environ.get("BAZEL_BOOTSTRAP_SOURCE", "/usr/src/bazel-bootstrap")
 BAZEL_SHARE = "/usr/share/bazel"
@@ -28,23 +28,8 @@ class FixtureError(RuntimeError):
     pass
 
 
-def free_port():
-    with contextlib.closing(socket.socket(socket.AF_INET, socket.SOCK_STREAM)) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def wait_for_port(port, proc, timeout_s=60.0):
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise FixtureError("server exited with %s before listening on 127.0.0.1:%d" % (proc.returncode, port))
-        with contextlib.closing(socket.socket(socket.AF_INET, socket.SOCK_STREAM)) as s:
-            s.settimeout(0.5)
-            if s.connect_ex(("127.0.0.1", port)) == 0:
-                return
-        time.sleep(0.2)
-    raise FixtureError("nothing listened on 127.0.0.1:%d within %.0f s" % (port, timeout_s))
+    ports.wait_for_port(port, proc, error=FixtureError, timeout_s=timeout_s)
 
 
 def _classpath():

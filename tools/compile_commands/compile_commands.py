@@ -19,7 +19,7 @@ from absl import app
 from absl import flags
 
 from tools.compile_commands import compile_commands_lib as lib
-from tools.nvcc_plan import nvcc_plan_lib
+from tools.nvcc_plan import dryrun
 
 FLAGS = flags.FLAGS
 flags.DEFINE_enum("format", "clang", ["clang", "nvcc"], "CUDA entries: flags clang's CUDA mode takes (clangd), or the nvcc command.")
@@ -75,10 +75,10 @@ def _toolkit_finder(paths):
             path = paths(nvcc)
             path = path if os.path.isabs(path) else os.path.join(paths.workspace, path)
             try:
-                text = nvcc_plan_lib.run_dryrun(path, ["-x", "cu", "-c", "/dev/null", "-o", "/dev/null"], cwd=paths.workspace)
-            except (OSError, nvcc_plan_lib.PlanError) as e:
+                text = dryrun.run_dryrun(path, ["-x", "cu", "-c", "/dev/null", "-o", "/dev/null"], cwd=paths.workspace)
+            except (OSError, dryrun.PlanError) as e:
                 raise lib.Error("cannot ask %s for its include directories (%s); build a target with it first" % (path, e))
-            implicit = lib.implicit_includes(nvcc_plan_lib.parse_dryrun(text).env_dict())
+            implicit = lib.implicit_includes(dryrun.parse_dryrun(text).env_dict())
             include = os.path.join(os.path.dirname(os.path.dirname(path)), "include")
             missing = [h for h in _SHIMS if not os.path.exists(os.path.join(include, h))]
             cache[nvcc] = (implicit, _shim_dir() if missing else None)

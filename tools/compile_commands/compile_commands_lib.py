@@ -20,7 +20,9 @@ import os
 import re
 import shlex
 
-CUDA_MNEMONICS = ("CudaPlan", "CudaCompile")
+from tools.nvcc_plan import stages
+
+CUDA_MNEMONICS = (stages.PLAN_MNEMONIC, stages.UNSTAGED_MNEMONIC)
 CPP_MNEMONIC = "CppCompile"
 
 _CANONICAL = "/proc/self/cwd"
@@ -105,7 +107,7 @@ def expand_params(arguments, param_files):
 
 def nvcc_command(mnemonic, argv):
     """(nvcc, nvcc arguments) of a CudaPlan (compile) or CudaCompile action's command line; None for other CudaPlans."""
-    if mnemonic == "CudaCompile":
+    if mnemonic == stages.UNSTAGED_MNEMONIC:
         return argv[0], argv[1:]
     if "compile" not in argv[:2] or "--" not in argv:
         return None  # a device link's plan

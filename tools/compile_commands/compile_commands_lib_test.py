@@ -30,7 +30,7 @@ def _aquery():
             {
                 "mnemonic": "CudaPlan",
                 "configurationId": 1,
-                "arguments": ["bazel-out/k8-opt-exec/bin/tools/nvcc_plan/planner", "@p1", "@p2", "@p3"],
+                "arguments": ["bazel-out/k8-opt-exec/bin/tools/nvcc_plan/cuda_plan", "@p1", "@p2", "@p3"],
                 "paramFiles": [
                     {"execPath": "p1", "arguments": ["compile", "--layout=x/layout.json", "--nvcc=" + _NVCC, "--"]},
                     {"execPath": "p2", "arguments": _NVCC_ARGS},

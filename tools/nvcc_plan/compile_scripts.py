@@ -1,6 +1,6 @@
 """The stage scripts of one source's staged compile, from nvcc's own plan.
 
-`build(plan, layout)` checks that nvcc's plan (`nvcc --dryrun` with the
+`for_source(plan, layout)` checks that nvcc's plan (`nvcc --dryrun` with the
 target's flags) has exactly the stages the layout declares (one device
 preprocess + cicc per virtual arch, one ptxas per real arch, ...), and writes
 each stage's command with every temporary file renamed to the file Bazel
@@ -11,26 +11,22 @@ module id file in place of the one cudafe++ would generate.
 import os
 import shlex
 
-from tools.nvcc_plan import nvcc_plan_lib
+from tools.nvcc_plan import dryrun
 from tools.nvcc_plan import scripts as scripts_lib
 from tools.nvcc_plan import stages
 
 
-class PlanMismatch(Exception):
-    """nvcc's plan does not have the stages the layout declares (or stages these rules cannot run)."""
-
-
 def _fail(layout, message):
-    raise PlanMismatch("rules_cuda_stages: %s: %s" % (layout.display_label, message))
+    raise scripts_lib.PlanMismatch("rules_cuda_stages: %s: %s" % (layout.display_label, message))
 
 
 # Stages whose command defines __CUDA_ARCH_LIST__ (gcc -E and the host compile).
 _ARCH_LIST_STAGES = ("host_preprocess", "device_preprocess", "host_compile")
 
 
-def build(plan, layout):
+def for_source(plan, layout):
     """Returns {script path: content} for every stage of `plan` (a CompileLayout)."""
-    unknown = [s for s in plan.stages if s.kind in ("unknown", "nvlink")]
+    unknown = [s for s in plan.commands if s.kind in ("unknown", "nvlink")]
     if unknown:
         _fail(
             layout,
@@ -70,21 +66,21 @@ def build(plan, layout):
     renames = {
         host_pp.outputs[0]: files["cpp4"],
         frontend.outputs[0]: files["cudafe1_cpp"],
-        nvcc_plan_lib.value_after(frontend.argv, "--module_id_file_name"): layout.module_id_file,
+        dryrun.value_after(frontend.argv, "--module_id_file_name"): layout.module_id_file,
     }
-    nvcc_stub_name = nvcc_plan_lib.value_after(frontend.argv, "--stub_file_name")
+    nvcc_stub_name = dryrun.value_after(frontend.argv, "--stub_file_name")
     renames[nvcc_stub_name] = layout.stub_name
     stub_arch = None
     for arch, cicc in ciccs.items():
         renames[dpps[arch].outputs[0]] = files["cpp1/" + arch]
-        renames[nvcc_plan_lib.value_after(cicc.argv, "-o")] = files["ptx/" + arch]
-        renames[nvcc_plan_lib.value_after(cicc.argv, "--gen_c_file_name")] = files["cicc_c/" + arch]
-        stub = nvcc_plan_lib.value_after(cicc.argv, "--stub_file_name")
+        renames[dryrun.value_after(cicc.argv, "-o")] = files["ptx/" + arch]
+        renames[dryrun.value_after(cicc.argv, "--gen_c_file_name")] = files["cicc_c/" + arch]
+        stub = dryrun.value_after(cicc.argv, "--stub_file_name")
         renames[stub] = files["cicc_stub/" + arch]
         if os.path.basename(stub) == os.path.basename(nvcc_stub_name):
             stub_arch = arch
-        renames[nvcc_plan_lib.value_after(cicc.argv, "--gen_device_file_name")] = files["cicc_gpu/" + arch]
-        renames[nvcc_plan_lib.value_after(cicc.argv, "--include_file_name")] = layout.fatbin_c_name
+        renames[dryrun.value_after(cicc.argv, "--gen_device_file_name")] = files["cicc_gpu/" + arch]
+        renames[dryrun.value_after(cicc.argv, "--include_file_name")] = layout.fatbin_c_name
     if stub_arch != layout.stub_arch:
         _fail(
             layout,
@@ -121,37 +117,37 @@ def build(plan, layout):
     )
     out = {}
 
-    def emit(key, mnemonic, arch, argv, hints=False):
-        out[layout.scripts[key]] = scripts_lib.stage_script(layout.label, layout.src, mnemonic, arch, exports, argv, hints)
+    def emit(stage, argv, inst=None, hints=False, post=()):
+        """The script of one instance of `stage` (a record of the stage table): `argv`, with hints or shell lines after it."""
+        inst = inst or {}
+        arch = inst.get("real") or inst.get("virtual") or ""
+        out[layout.scripts[stages.instance_key(stage.kind, inst)]] = scripts_lib.stage_script(
+            layout.label, layout.src, stage.mnemonic, arch, exports, argv, hints, post
+        )
 
-    def m(kind):
-        return stages.mnemonic(kind)
-
-    emit("host_preprocess", m("host_preprocess"), "", command(host_pp), hints=True)
+    emit(stages.HOST_PREPROCESS, command(host_pp), hints=True)
 
     fe = [a for a in command(frontend) if a != "--gen_module_id_file"]
     scripts_lib.set_value(fe, "--orig_src_path_name", layout.src)
     # The host compile's input: the same host code whatever the device code's
     # text, so a device-only edit that keeps the lines re-runs no host compile.
-    out[layout.scripts["frontend"]] = scripts_lib.stage_script(
-        layout.label, layout.src, m("frontend"), "", exports, fe, post=scripts_lib.blank_disabled_device_code(files["cudafe1_cpp"])
-    )
+    emit(stages.FRONTEND, fe, post=scripts_lib.blank_disabled_device_code(files["cudafe1_cpp"]))
 
     for arch in virtual:
-        dpp = device_toolchain_flags(layout, command(dpps[arch]), arch)
-        emit("device_preprocess/" + arch, m("device_preprocess"), arch, dpp, hints=True)
+        emit(stages.DEVICE_PREPROCESS, device_toolchain_flags(layout, command(dpps[arch]), arch), {"virtual": arch}, hints=True)
         cc = command(ciccs[arch])
         scripts_lib.set_value(cc, "--orig_src_path_name", layout.src)
-        emit("cicc/" + arch, m("cicc"), arch, cc)
-    for key in layout.real_keys:
-        emit("ptxas/" + key, m("ptxas"), key.split("/")[1], command(ptxases[key]))
+        emit(stages.CICC, cc, {"virtual": arch})
+    for a in layout.archs:
+        for real in a.reals:
+            emit(stages.PTXAS, command(ptxases["%s/%s" % (a.virtual, real)]), {"virtual": a.virtual, "real": real})
 
-    emit("fatbinary", m("fatbinary"), "", command(fatbinary) + ["--create=" + files["fatbin"]])
+    emit(stages.FATBINARY, command(fatbinary) + ["--create=" + files["fatbin"]])
 
     hc = command(host_compile)
     for directory in layout.host_compile_iquote:
         hc[-2:-2] = ["-iquote", directory]  # before `-o OUT`
-    emit("host_compile", m("host_compile"), "", hc, hints=True)
+    emit(stages.HOST_COMPILE, hc, hints=True)
 
     the_id = module_id_of(layout)
     out[files["fatbin_decl"]] = fatbin_declaration(layout, the_id)
@@ -258,7 +254,7 @@ def embed_script(layout, exports, host_cc, machine_flags, module_id):
         "-o",
     ]
     alias = 'extern const __fatBinC_Wrapper_t %s __attribute__((alias("__fatDeviceText"), visibility("hidden")));' % symbol
-    lines = scripts_lib.preamble(scripts_lib.stage_comment(layout.label, layout.src, stages.mnemonic("embed_fatbin")), [])
+    lines = scripts_lib.preamble(scripts_lib.stage_comment(layout.label, layout.src, stages.EMBED_FATBIN.mnemonic), [])
     lines.append("set -e")
     for name, value in exports:
         lines.append("%s=%s; export %s" % (name, value, name))

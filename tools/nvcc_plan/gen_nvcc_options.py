@@ -1,10 +1,10 @@
 """Writes nvcc_options_table.py and cuda_rules/private/nvcc_option_table.bzl from toolkits' own `nvcc --help`.
 
-  bazel run //tools/nvcc_plan:gen_nvcc_options      # every toolkit version of the table, fetched by Bazel
+  gen_nvcc_options.py --py_out=FILE --bzl_out=FILE VERSION=NVCC ...
 
-or, outside Bazel, `gen_nvcc_options.py --write=ROOT VERSION=NVCC ...`.
-//tools/nvcc_plan:nvcc_options_table_test fails when the files are not what
-this writes.
+//tools/nvcc_plan:nvcc_options_tables runs it with every toolkit version of
+the table (fetched by Bazel); `bazel run //dev:update` checks them in, and
+//dev:update_test fails when they are stale.
 """
 
 import os
@@ -15,10 +15,6 @@ if __package__ in (None, ""):  # run as a plain script: import from this checkou
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
 from tools.nvcc_plan import nvcc_options  # noqa: E402
-
-PY_PATH = "tools/nvcc_plan/nvcc_options_table.py"
-BZL_PATH = "cuda_rules/private/nvcc_option_table.bzl"
-
 
 def nvcc_help(nvcc):
     proc = subprocess.run([nvcc, "--help"], capture_output=True, text=True, check=False)
@@ -98,21 +94,21 @@ def bzl_text(options, versions):
 
 
 def main(argv):
-    write = os.environ.get("BUILD_WORKSPACE_DIRECTORY", "")
+    outs = {}
     pairs = []
     for arg in argv[1:]:
-        if arg.startswith("--write="):
-            write = arg[len("--write="):]
+        flag, eq, value = arg.partition("=")
+        if flag in ("--py_out", "--bzl_out") and eq:
+            outs[flag] = value
         else:
             version, _, nvcc = arg.partition("=")
             pairs.append((version, nvcc))
-    if not write or not pairs:
-        raise SystemExit("usage: gen_nvcc_options.py [--write=ROOT] VERSION=NVCC ...")
+    if sorted(outs) != ["--bzl_out", "--py_out"] or not pairs:
+        raise SystemExit("usage: gen_nvcc_options.py --py_out=FILE --bzl_out=FILE VERSION=NVCC ...")
     options, versions = table({v: nvcc_help(n) for v, n in pairs})
-    for path, text in ((PY_PATH, python_text(options, versions)), (BZL_PATH, bzl_text(options, versions))):
-        with open(os.path.join(write, path), "w") as f:
+    for flag, text in (("--py_out", python_text(options, versions)), ("--bzl_out", bzl_text(options, versions))):
+        with open(outs[flag], "w") as f:
             f.write(text)
-        print("wrote %s" % os.path.join(write, path))
     return 0
 
 

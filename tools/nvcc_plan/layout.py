@@ -1,12 +1,18 @@
 """The layouts the rules write for CudaPlan (plan/layout.json), as typed, validated structures.
 
 cuda_library writes a CompileLayout per source (cuda_rules/private/compile/
-staged.bzl) and cuda_device_link a LinkLayout; the runner (run_plan.py) builds
-a CompileLayout itself with `compile_layout_for`. Loading one checks every
-key and type, and checks the files and scripts it names against the stage
-table (stages.py): the paths the rules declared must be exactly the ones the
-table gives, so the Starlark and Python sides of the table cannot differ
-without every CudaPlan action saying so.
+source_in_stages.bzl) and a device link a LinkLayout (compile/device_link.bzl);
+the runner (runner.py) builds a CompileLayout itself with
+`compile_layout_for`. The dataclasses below are the one definition of a
+layout's keys: the JSON keys are their fields' names (those marked
+`_json(...)`), and the rules' side gets them from cuda_rules/private/stages.bzl
+(COMPILE_LAYOUT_KEYS, LINK_LAYOUT_KEYS, ...), generated from here, so the rules
+fail analysis when they write a key this file does not read.
+
+Loading one checks every key and type, and checks the files and scripts it
+names against the stage table (stages.py): the paths the rules declared must
+be exactly the ones the table gives, so the Starlark and Python sides of the
+table cannot differ without every CudaPlan action saying so.
 """
 
 import dataclasses
@@ -16,22 +22,42 @@ import re
 
 from tools.nvcc_plan import stages
 
+_C_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
 
 class LayoutError(Exception):
     """A layout that is malformed or disagrees with the stage table."""
+
+
+# Kinds of JSON values a layout key holds (what `_require` checks).
+STRING = "string"
+BOOL = "bool"
+STRINGS = "list of strings"
+PATHS = "map of strings to strings"
+
+
+def _json(kind, **kwargs):
+    """A field that is a key of the layout file: `kind` is one of the kinds above, or a function
+    (value, where) -> the field's value, for a structured value."""
+    return dataclasses.field(metadata={"json": kind}, **kwargs)
+
+
+def json_keys(cls):
+    """The layout file's keys of a layout dataclass, in field order."""
+    return tuple(f.name for f in dataclasses.fields(cls) if "json" in f.metadata)
 
 
 def _require(obj, key, kind, where):
     if key not in obj:
         raise LayoutError("%s: missing key %r" % (where, key))
     value = obj[key]
-    if kind is str and not isinstance(value, str):
+    if kind == STRING and not isinstance(value, str):
         raise LayoutError("%s: %r must be a string, not %r" % (where, key, value))
-    if kind is bool and not isinstance(value, bool):
+    if kind == BOOL and not isinstance(value, bool):
         raise LayoutError("%s: %r must be true or false, not %r" % (where, key, value))
-    if kind is list and not (isinstance(value, list) and all(isinstance(v, str) for v in value)):
+    if kind == STRINGS and not (isinstance(value, list) and all(isinstance(v, str) for v in value)):
         raise LayoutError("%s: %r must be a list of strings, not %r" % (where, key, value))
-    if kind is dict and not (isinstance(value, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in value.items())):
+    if kind == PATHS and not (isinstance(value, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in value.items())):
         raise LayoutError("%s: %r must map strings to strings" % (where, key))
     return value
 
@@ -42,6 +68,30 @@ def _check_keys(obj, allowed, where):
         raise LayoutError("%s: unknown keys %s (a rules_cuda_stages of another version wrote it?)" % (where, extra))
 
 
+def _from_json(cls, obj, where, entry=False):
+    """An instance of the layout dataclass `cls` from its JSON object (an entry of a list, if `entry`), checked."""
+    if not isinstance(obj, dict):
+        raise LayoutError(("%s must be an object" if entry else "%s: not a JSON object") % where)
+    _check_keys(obj, json_keys(cls), where)
+    values = {}
+    for f in dataclasses.fields(cls):
+        kind = f.metadata.get("json")
+        if kind is None:
+            continue
+        values[f.name] = kind(obj.get(f.name), where) if callable(kind) else _require(obj, f.name, kind, where)
+    return cls(**values)
+
+
+def _to_json(value):
+    if dataclasses.is_dataclass(value):
+        return {f.name: _to_json(getattr(value, f.name)) for f in dataclasses.fields(value) if "json" in f.metadata}
+    if isinstance(value, (list, tuple)):
+        return [_to_json(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _to_json(v) for k, v in value.items()}
+    return value
+
+
 def _check_paths(where, what, given, directory, relative):
     """`given` must name exactly the keys of `relative`, each at directory/relative[key]."""
     if sorted(given) != sorted(relative):
@@ -50,7 +100,7 @@ def _check_paths(where, what, given, directory, relative):
         raise LayoutError(
             "%s: the rules declared %s that the stage table (tools/nvcc_plan/stages.py) does not agree with: "
             "missing %s, unexpected %s. Regenerate cuda_rules/private/stages.bzl "
-            "(bazel run //tools/nvcc_plan:gen_stages_bzl)." % (where, what, missing, extra)
+            "(bazel run //dev:update)." % (where, what, missing, extra)
         )
     for key, rel in relative.items():
         if given[key] != os.path.join(directory, rel):
@@ -59,32 +109,52 @@ def _check_paths(where, what, given, directory, relative):
             )
 
 
+@dataclasses.dataclass(frozen=True)
+class ArchEntry:
+    """An entry of a compile layout's "archs": one virtual arch (stages.Arch), as the rules write it."""
+
+    virtual: str = _json(STRING)
+    reals: list = _json(STRINGS)
+    ptx: bool = _json(BOOL)
+    lto: bool = _json(BOOL)
+
+
+def _archs_from_json(value, where):
+    if not isinstance(value, list):
+        raise LayoutError("%s: 'archs' must be a list" % where)
+    out = []
+    for i, a in enumerate(value):
+        e = _from_json(ArchEntry, a, "%s: archs[%d]" % (where, i), entry=True)
+        out.append(stages.Arch(virtual=e.virtual, reals=tuple(e.reals), ptx=e.ptx, lto=e.lto))
+    return out
+
+
 @dataclasses.dataclass
 class CompileLayout:
     """What CudaPlan needs to turn nvcc's plan of one source into stage scripts."""
 
-    label: str  # str(Label) of the target (the module id hashes it)
-    display_label: str  # the target as users write it, for messages
-    src: str  # the source as every stage names it (/proc/self/cwd/<execroot path>)
-    src_short_path: str  # File.short_path of the source (the module id hashes it)
-    stem: str
-    directory: str  # the source's output directory (execroot-relative), or the runner's work dir
-    toolkit_root: str  # the toolkit as every stage names it
-    archs: list  # [stages.Arch]
-    rdc: bool
+    label: str = _json(STRING)  # str(Label) of the target (the module id hashes it)
+    display_label: str = _json(STRING)  # the target as users write it, for messages
+    src: str = _json(STRING)  # the source as every stage names it (/proc/self/cwd/<execroot path>)
+    src_short_path: str = _json(STRING)  # File.short_path of the source (the module id hashes it)
+    stem: str = _json(STRING)
+    directory: str = _json(STRING)  # the source's output directory (execroot-relative), or the runner's work dir
+    toolkit_root: str = _json(STRING)  # the toolkit as every stage names it
+    archs: list = _json(_archs_from_json)  # [stages.Arch], ArchEntry in the file
+    rdc: bool = _json(BOOL)
     # For relocatable code: the hidden symbol every device link of the source defines, which its
     # object needs (a link without one fails naming target and source); "" for none (the runner).
-    link_marker: str
-    pinned_arch_list: str  # __CUDA_ARCH_LIST__ every stage gets instead of nvcc's, or ""
-    user_options: list  # the target's nvcc options, for messages
-    files: dict  # output key -> path
-    scripts: dict  # stage key -> script path
-    # The label the module id hashes when it is not `label` (the runner without a target: "").
-    module_id_label: str = None
+    link_marker: str = _json(STRING)
+    pinned_arch_list: str = _json(STRING)  # __CUDA_ARCH_LIST__ every stage gets instead of nvcc's, or ""
+    user_options: list = _json(STRINGS)  # the target's nvcc options, for messages
+    files: dict = _json(PATHS)  # output key -> path
+    scripts: dict = _json(PATHS)  # stage key -> script path
     # The C++ toolchain's flags in nvcc's arguments (-Xcompiler, in order), and those of them the
     # device preprocess keeps (cuda_rules/private/compile/host_flags.bzl); none for the runner.
-    host_toolchain_flags: list = dataclasses.field(default_factory=list)
-    device_toolchain_flags: list = dataclasses.field(default_factory=list)
+    host_toolchain_flags: list = _json(STRINGS, default_factory=list)
+    device_toolchain_flags: list = _json(STRINGS, default_factory=list)
+    # Not in the file: the label the module id hashes when it is not `label` (the runner without a target: "").
+    module_id_label: str = None
 
     @property
     def id_label(self):
@@ -129,83 +199,22 @@ class CompileLayout:
         return name
 
     def to_json(self):
-        return {
-            "label": self.label,
-            "display_label": self.display_label,
-            "src": self.src,
-            "src_short_path": self.src_short_path,
-            "stem": self.stem,
-            "directory": self.directory,
-            "toolkit_root": self.toolkit_root,
-            "archs": [dataclasses.asdict(a) | {"reals": list(a.reals)} for a in self.archs],
-            "rdc": self.rdc,
-            "link_marker": self.link_marker,
-            "pinned_arch_list": self.pinned_arch_list,
-            "user_options": self.user_options,
-            "host_toolchain_flags": self.host_toolchain_flags,
-            "device_toolchain_flags": self.device_toolchain_flags,
-            "files": self.files,
-            "scripts": self.scripts,
-        }
+        out = _to_json(self)
+        out["archs"] = [_to_json(ArchEntry(a.virtual, list(a.reals), a.ptx, a.lto)) for a in self.archs]
+        return out
 
     def validate(self, where="layout"):
         if not self.archs:
             raise LayoutError("%s: no archs" % where)
-        if self.link_marker and (not self.rdc or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", self.link_marker)):
+        if self.link_marker and (not self.rdc or not _C_IDENTIFIER.fullmatch(self.link_marker)):
             raise LayoutError("%s: link_marker %r must be a C identifier, of relocatable code only" % (where, self.link_marker))
         _check_paths(where, "files", self.files, self.directory, stages.compile_files(self.stem, self.archs))
-        _check_paths(where, "scripts", self.scripts, self.directory, stages.compile_scripts(self.archs, self.rdc))
+        _check_paths(where, "scripts", self.scripts, self.directory, stages.compile_script_paths(self.archs, self.rdc))
         return self
 
 
-_COMPILE_KEYS = (
-    "label", "display_label", "src", "src_short_path", "stem", "directory", "toolkit_root", "archs", "rdc",
-    "link_marker", "pinned_arch_list", "user_options", "host_toolchain_flags", "device_toolchain_flags", "files",
-    "scripts",
-)
-
-
-def _archs_from_json(value, where):
-    if not isinstance(value, list):
-        raise LayoutError("%s: 'archs' must be a list" % where)
-    out = []
-    for i, a in enumerate(value):
-        w = "%s: archs[%d]" % (where, i)
-        if not isinstance(a, dict):
-            raise LayoutError("%s must be an object" % w)
-        _check_keys(a, ("virtual", "reals", "ptx", "lto"), w)
-        out.append(stages.Arch(
-            virtual=_require(a, "virtual", str, w),
-            reals=tuple(_require(a, "reals", list, w)),
-            ptx=_require(a, "ptx", bool, w),
-            lto=_require(a, "lto", bool, w),
-        ))
-    return out
-
-
 def compile_layout_from_json(obj, where="layout"):
-    if not isinstance(obj, dict):
-        raise LayoutError("%s: not a JSON object" % where)
-    _check_keys(obj, _COMPILE_KEYS, where)
-    layout = CompileLayout(
-        label=_require(obj, "label", str, where),
-        display_label=_require(obj, "display_label", str, where),
-        src=_require(obj, "src", str, where),
-        src_short_path=_require(obj, "src_short_path", str, where),
-        stem=_require(obj, "stem", str, where),
-        directory=_require(obj, "directory", str, where),
-        toolkit_root=_require(obj, "toolkit_root", str, where),
-        archs=_archs_from_json(obj.get("archs"), where),
-        rdc=_require(obj, "rdc", bool, where),
-        link_marker=_require(obj, "link_marker", str, where),
-        pinned_arch_list=_require(obj, "pinned_arch_list", str, where),
-        user_options=_require(obj, "user_options", list, where),
-        host_toolchain_flags=_require(obj, "host_toolchain_flags", list, where),
-        device_toolchain_flags=_require(obj, "device_toolchain_flags", list, where),
-        files=_require(obj, "files", dict, where),
-        scripts=_require(obj, "scripts", dict, where),
-    )
-    return layout.validate(where)
+    return _from_json(CompileLayout, obj, where).validate(where)
 
 
 def compile_layout_for(*, label, display_label, src, src_short_path, stem, directory, toolkit_root, archs, rdc,
@@ -225,37 +234,67 @@ def compile_layout_for(*, label, display_label, src, src_short_path, stem, direc
         pinned_arch_list=pinned_arch_list,
         user_options=list(user_options),
         files={k: os.path.join(directory, v) for k, v in stages.compile_files(stem, archs).items()},
-        scripts={k: os.path.join(directory, v) for k, v in stages.compile_scripts(archs, rdc).items()},
+        scripts={k: os.path.join(directory, v) for k, v in stages.compile_script_paths(archs, rdc).items()},
         module_id_label=module_id_label,
     ).validate()
+
+
+_LINK_INPUT_KINDS = ("elf", "nvvm", "object")
 
 
 @dataclasses.dataclass
 class LinkInput:
     """One arch's relocatable device code of one source, as a device link reads it."""
 
-    kind: str  # elf (a relocatable cubin), nvvm (LTO IR) or object (a whole host object: staged = False)
-    image: str  # the file
-    script: str  # the source's device_object.sh ("" for kind object)
-    name: str  # "<target> (<source>)", for messages
+    kind: str = _json(STRING)  # elf (a relocatable cubin), nvvm (LTO IR) or object (a whole host object: staged = False)
+    image: str = _json(STRING)  # the file
+    script: str = _json(STRING)  # the source's device_object.sh ("" for kind object)
+    name: str = _json(STRING)  # "<target> (<source>)", for messages
+
+
+def _inputs_from_json(value, where):
+    if not isinstance(value, dict):
+        raise LayoutError("%s: 'inputs' must map archs to lists" % where)
+    inputs = {}
+    for arch, entries in value.items():
+        if not isinstance(entries, list):
+            raise LayoutError("%s: inputs[%r] must be a list" % (where, arch))
+        inputs[arch] = []
+        for i, e in enumerate(entries):
+            w = "%s: inputs[%r][%d]" % (where, arch, i)
+            entry = _from_json(LinkInput, e, w, entry=True)
+            if entry.kind not in _LINK_INPUT_KINDS:
+                raise LayoutError("%s: kind %r is not elf, nvvm or object" % (w, entry.kind))
+            inputs[arch].append(entry)
+    return inputs
+
+
+def _markers_from_json(value, where):
+    if not isinstance(value, list) or not all(
+        isinstance(m, list) and len(m) == 2 and all(isinstance(s, str) and _C_IDENTIFIER.fullmatch(s) for s in m)
+        for m in value
+    ):
+        raise LayoutError("%s: 'markers' must be a list of [symbol, symbol] (C identifiers)" % where)
+    return value
 
 
 @dataclasses.dataclass
 class LinkLayout:
     """What CudaPlan needs to turn nvcc's device link plan into stage scripts."""
 
-    label: str  # the target as users write it, for messages
-    name: str  # the target's name (file names)
-    directory: str
-    toolkit_root: str
-    archs: list  # [sm_NN], in arch order
-    lto: bool
-    inputs: dict  # sm_NN -> [LinkInput]
-    markers: list  # [[symbol a link without this device link lacks, symbol two device links of it define twice]]
-    non_rdc: list  # labels of cuda_library targets below the link whose device code is not relocatable
-    objects: list  # the host objects `nvcc -dlink` would read, in link order (fidelity checks)
-    files: dict
-    scripts: dict
+    label: str = _json(STRING)  # the target as users write it, for messages
+    name: str = _json(STRING)  # the target's name (file names)
+    directory: str = _json(STRING)
+    toolkit_root: str = _json(STRING)
+    archs: list = _json(STRINGS)  # [sm_NN], in arch order
+    lto: bool = _json(BOOL)
+    inputs: dict = _json(_inputs_from_json)  # sm_NN -> [LinkInput]
+    # [[symbol a link without this device link lacks, symbol two device links of it define twice]]
+    markers: list = _json(_markers_from_json)
+    non_rdc: list = _json(STRINGS)  # labels of cuda_library targets below the link whose device code is not relocatable
+    objects: list = _json(STRINGS)  # the host objects `nvcc -dlink` would read, in link order (fidelity checks)
+    files: dict = _json(PATHS)
+    scripts: dict = _json(PATHS)
 
     @property
     def nvcc_args_file(self):
@@ -267,61 +306,23 @@ class LinkLayout:
         if sorted(self.inputs) != sorted(self.archs):
             raise LayoutError("%s: inputs are given for %s, the link is for %s" % (where, sorted(self.inputs), self.archs))
         _check_paths(where, "files", self.files, self.directory, stages.link_files(self.name, self.archs))
-        _check_paths(where, "scripts", self.scripts, self.directory, stages.link_scripts(self.archs))
+        _check_paths(where, "scripts", self.scripts, self.directory, stages.link_script_paths(self.archs))
         return self
 
 
-_LINK_KEYS = (
-    "label", "name", "directory", "toolkit_root", "archs", "lto", "inputs", "markers", "non_rdc", "objects", "files", "scripts",
-)
-
-
 def link_layout_from_json(obj, where="layout"):
-    if not isinstance(obj, dict):
-        raise LayoutError("%s: not a JSON object" % where)
-    _check_keys(obj, _LINK_KEYS, where)
-    raw_inputs = obj.get("inputs")
-    if not isinstance(raw_inputs, dict):
-        raise LayoutError("%s: 'inputs' must map archs to lists" % where)
-    inputs = {}
-    for arch, entries in raw_inputs.items():
-        if not isinstance(entries, list):
-            raise LayoutError("%s: inputs[%r] must be a list" % (where, arch))
-        inputs[arch] = []
-        for i, e in enumerate(entries):
-            w = "%s: inputs[%r][%d]" % (where, arch, i)
-            if not isinstance(e, dict):
-                raise LayoutError("%s must be an object" % w)
-            _check_keys(e, ("kind", "image", "script", "name"), w)
-            kind = _require(e, "kind", str, w)
-            if kind not in ("elf", "nvvm", "object"):
-                raise LayoutError("%s: kind %r is not elf, nvvm or object" % (w, kind))
-            inputs[arch].append(LinkInput(kind, _require(e, "image", str, w), _require(e, "script", str, w), _require(e, "name", str, w)))
-    markers = obj.get("markers")
-    if not isinstance(markers, list) or not all(
-        isinstance(m, list) and len(m) == 2 and all(isinstance(s, str) and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", s) for s in m)
-        for m in markers
-    ):
-        raise LayoutError("%s: 'markers' must be a list of [symbol, symbol] (C identifiers)" % where)
-    layout = LinkLayout(
-        label=_require(obj, "label", str, where),
-        name=_require(obj, "name", str, where),
-        directory=_require(obj, "directory", str, where),
-        toolkit_root=_require(obj, "toolkit_root", str, where),
-        archs=_require(obj, "archs", list, where),
-        lto=_require(obj, "lto", bool, where),
-        inputs=inputs,
-        markers=markers,
-        non_rdc=_require(obj, "non_rdc", list, where),
-        objects=_require(obj, "objects", list, where),
-        files=_require(obj, "files", dict, where),
-        scripts=_require(obj, "scripts", dict, where),
-    )
-    return layout.validate(where)
+    return _from_json(LinkLayout, obj, where).validate(where)
+
+
+# The keys of each kind of layout file, for the rules (cuda_rules/private/stages.bzl).
+COMPILE_LAYOUT_KEYS = json_keys(CompileLayout)
+ARCH_KEYS = json_keys(ArchEntry)
+LINK_LAYOUT_KEYS = json_keys(LinkLayout)
+LINK_INPUT_KEYS = json_keys(LinkInput)
 
 
 def load(path, kind="compile"):
-    """Reads and validates a layout file (kind "compile" or "link")."""
+    """Reads and validates a layout file: a source's (kind "compile") or a device link's ("link")."""
     try:
         with open(path) as f:
             obj = json.load(f)

@@ -15,13 +15,9 @@ defined in code that is not relocatable).
 
 import shlex
 
-from tools.nvcc_plan import nvcc_plan_lib
+from tools.nvcc_plan import dryrun
 from tools.nvcc_plan import scripts as scripts_lib
 from tools.nvcc_plan import stages
-
-
-class PlanMismatch(Exception):
-    """nvcc's device link plan does not have the stages the layout declares."""
 
 
 DUPLICATE_HINT = (
@@ -65,16 +61,16 @@ def markers_header(layout):
     return "\n".join(lines) + "\n"
 
 
-def build(plan, layout):
+def for_link(plan, layout):
     """Returns {script path: content} for every stage of a device link plan (a LinkLayout)."""
     label = layout.label
     files = layout.files
     archs = layout.archs
 
     def fail(message):
-        raise PlanMismatch("rules_cuda_stages: %s: %s" % (label, message))
+        raise scripts_lib.PlanMismatch("rules_cuda_stages: %s: %s" % (label, message))
 
-    other = [s for s in plan.stages if s.kind not in ("nvlink", "fatbinary", "link_stub", "cleanup")]
+    other = [s for s in plan.commands if s.kind not in ("nvlink", "fatbinary", "link_stub", "cleanup")]
     if other:
         fail("nvcc's device link plan runs %s, which these rules do not expect" % ", ".join(s.tool for s in other))
     nvlinks = {s.arch: s for s in plan.by_kind("nvlink")}
@@ -86,7 +82,7 @@ def build(plan, layout):
         fail("expected one fatbinary and one link stub compile in nvcc's device link plan")
     fatbinary, stub = fatbinaries[0], stubs[0]
 
-    reg_c = nvcc_plan_lib.value_after(nvlinks[archs[0]].argv, "--register-link-binaries")
+    reg_c = dryrun.value_after(nvlinks[archs[0]].argv, "--register-link-binaries")
     renames = {reg_c: files["reg_c/" + archs[-1]]}
     for arch, s in nvlinks.items():
         renames[s.outputs[0]] = files["cubin/" + arch]
@@ -110,7 +106,7 @@ def build(plan, layout):
         argv = [a for a in argv if a != stages.DEVICE_LINK_PLACEHOLDER]
         inputs = layout.inputs[arch]
         wrapped = ['"$tmp/%d.o"' % i for i in range(len(inputs))]
-        lines = scripts_lib.preamble("%s %s of %s, from nvcc's plan." % (stages.mnemonic("nvlink", stages.LINK_STAGES), arch, label), exports)
+        lines = scripts_lib.preamble("%s %s of %s, from nvcc's plan." % (stages.NVLINK.mnemonic, arch, label), exports)
         lines += [
             'tmp="$(mktemp -d)"',
             "trap 'rm -rf \"$tmp\"' EXIT",
@@ -146,7 +142,7 @@ def build(plan, layout):
     fb[0] = toolkit.tool("fatbinary")
     fb.append("--create=" + files["fatbin"])
     out[layout.scripts["fatbinary"]] = scripts_lib.stage_script(
-        label, "the device link", stages.mnemonic("fatbinary", stages.LINK_STAGES), "", exports, fb, False
+        label, "the device link", stages.LINK_FATBINARY.mnemonic, "", exports, fb, False
     )
 
     hc = [rewrite(a) for a in stub.argv]
@@ -154,6 +150,6 @@ def build(plan, layout):
     out[files["markers"]] = markers_header(layout)
     hc[-3:-3] = ["-include", files["markers"]]  # before `SOURCE -o OUT`
     out[layout.scripts["link_stub"]] = scripts_lib.stage_script(
-        label, "the device link", stages.mnemonic("link_stub", stages.LINK_STAGES), "", exports, hc, True
+        label, "the device link", stages.LINK_STUB.mnemonic, "", exports, hc, True
     )
     return out

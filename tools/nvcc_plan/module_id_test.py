@@ -5,7 +5,7 @@ The module id is computed in one place: CudaPlan writes it with module_id.py
 `bazel-bin/.../<source>.module_id` of the target and source named next to it
 when the rules still computed it in Starlark (Bazel 7.7.1): ids are part of
 every device stage's cache key and of the device code, so they must never
-change. run_plan_test checks one more against its fixture's file at test time.
+change. runner_test checks one more against its fixture's file at test time.
 """
 
 import re

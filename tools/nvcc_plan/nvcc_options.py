@@ -5,7 +5,7 @@ nvcc does not know fails that plan with nvcc's own message after the whole
 command line. So the rules check a target's nvcc options at analysis against
 what the planner knows: every option `nvcc --help` documents for the CUDA
 versions in nvcc_options_table.py (generated from those toolkits' own help by
-gen_nvcc_options.py, and checked against it by nvcc_options_table_test), and
+gen_nvcc_options.py, and checked against it by //dev:update_test), and
 the few undocumented ones nvcc accepts that the planner handles
 (UNDOCUMENTED). cuda_rules/private/nvcc_option_table.bzl is generated from
 the same table and implements the same check (`unknown_options`, kept equal

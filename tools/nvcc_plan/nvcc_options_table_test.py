@@ -1,4 +1,7 @@
-"""The planner's nvcc options are each toolkit's own: the table, its Starlark copy and the check.
+"""The planner's nvcc options are each toolkit's own: the table and the check.
+
+(The table and its Starlark copy are what gen_nvcc_options.py writes from these
+toolkits' help: //dev:update_test.)
 
 Args: VERSION=NVCC=ARCHS for each CUDA version of the table (//tools/nvcc_plan:nvcc_<version> and the
 JSON of its toolchain's supported_archs).
@@ -10,8 +13,6 @@ import subprocess
 import sys
 import tempfile
 import unittest
-
-from runfiles import runfiles
 
 from tools.nvcc_plan import gen_nvcc_options
 from tools.nvcc_plan import nvcc_options
@@ -41,19 +42,9 @@ class NvccOptionsTableTest(unittest.TestCase):
         cls.helps = {v: gen_nvcc_options.nvcc_help(n) for v, n in NVCCS.items()}
         cls.options, cls.versions = gen_nvcc_options.table(cls.helps)
 
-    def test_table_is_every_toolkits_help(self):
+    def test_table_has_every_toolkit(self):
+        # That the table and its Starlark copy are what these toolkits' help gives: //dev:update_test.
         self.assertEqual(sorted(NVCCS), sorted(nvcc_options_table.VERSIONS))
-        with open(nvcc_options_table.__file__) as f:
-            checked_in = f.read()
-        self.assertEqual(checked_in, gen_nvcc_options.python_text(self.options, self.versions),
-                         "%s is stale: run `bazel run //tools/nvcc_plan:gen_nvcc_options`" % gen_nvcc_options.PY_PATH)
-
-    def test_starlark_copy_is_generated(self):
-        path = runfiles.Create().Rlocation("rules_cuda_stages/" + gen_nvcc_options.BZL_PATH)
-        with open(path) as f:
-            checked_in = f.read()
-        self.assertEqual(checked_in, gen_nvcc_options.bzl_text(self.options, self.versions),
-                         "%s is stale: run `bazel run //tools/nvcc_plan:gen_nvcc_options`" % gen_nvcc_options.BZL_PATH)
 
     def test_help_parses(self):
         for version, text in self.helps.items():

@@ -15,7 +15,7 @@ fatbinary, host compile), its arch, and the files that link the stages.
 
 --run compiles instead, as that nvcc call would (same -o output): the stages
 run as a dataflow graph, at most -j at a time, with the staged rules' scripts
-and a deterministic module id (run_plan.py). --table writes per-stage times as
+and a deterministic module id (runner.py). --table writes per-stage times as
 CSV and prints the total CPU time, wall time and critical path to stderr;
 --graph writes the executed graph with its times.
 """
@@ -34,13 +34,13 @@ except ImportError:  # outside Bazel, e.g. a GPU machine with only absl-py
     runfiles = None
 
 try:
-    from tools.nvcc_plan import nvcc_plan_lib
+    from tools.nvcc_plan import dryrun
 except ImportError:
     # Run as a plain script (`python3 tools/nvcc_plan/nvcc_plan.py`): import from this checkout.
     sys.modules.pop("tools", None)
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-    from tools.nvcc_plan import nvcc_plan_lib
-from tools.nvcc_plan import run_plan
+    from tools.nvcc_plan import dryrun
+from tools.nvcc_plan import runner
 
 FLAGS = flags.FLAGS
 flags.DEFINE_enum("format", "table", ["table", "json"], "Output format of the plan.")
@@ -133,7 +133,7 @@ def main(argv):
     cwd = os.environ.get("BUILD_WORKING_DIRECTORY") or os.getcwd()
     nvcc = _nvcc_path(FLAGS.nvcc, cwd) if FLAGS.nvcc else _default_nvcc()
     if FLAGS.run:
-        return run_plan.run(
+        return runner.run(
             nvcc_args,
             nvcc=nvcc,
             jobs=FLAGS.jobs,
@@ -149,22 +149,22 @@ def main(argv):
         if FLAGS[name].present:
             raise app.UsageError("--%s needs --run" % name)
     try:
-        plan = nvcc_plan_lib.plan_from_text(nvcc_plan_lib.run_dryrun(nvcc, nvcc_args, cwd=cwd))
-    except nvcc_plan_lib.PlanError as e:
+        plan = dryrun.plan_from_text(dryrun.run_dryrun(nvcc, nvcc_args, cwd=cwd))
+    except dryrun.PlanError as e:
         print("nvcc_plan: error: %s" % e, file=sys.stderr)
         return 1
     if FLAGS.graph:
-        dot = nvcc_plan_lib.to_graphviz(plan)
+        dot = dryrun.to_graphviz(plan)
         if FLAGS.graph == "-":
             sys.stdout.write(dot)
             return 0
         with open(FLAGS.graph, "w") as f:
             f.write(dot)
     if FLAGS.format == "json":
-        json.dump(nvcc_plan_lib.to_json(plan), sys.stdout, indent=2)
+        json.dump(dryrun.to_json(plan), sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
-        print(nvcc_plan_lib.to_table(plan))
+        print(dryrun.to_table(plan))
     return 0
 
 

@@ -11,6 +11,13 @@ import os
 import re
 import shlex
 
+from tools.nvcc_plan import dryrun
+
+
+class PlanMismatch(dryrun.PlanError):
+    """nvcc's plan does not have the stages the layout declares (or has stages these rules cannot run)."""
+
+
 # Host compiler / C library rejections and what to do about them.
 HINTS = (
     (

@@ -1,19 +1,22 @@
-"""The stage graph of a staged compile and of a device link: the one table the rules, CudaPlan,
-the runner and the reports share.
+"""The stage table: every stage of a staged compile and of a device link, in one place.
 
-Each stage is one Bazel action (one shell script written by CudaPlan) with a
-fixed mnemonic. It runs once per source, per virtual arch, per (virtual, real)
-arch pair, per device link, or per real arch of a device link (its `scope`).
-Its outputs live at fixed paths under the source's directory
+The rules, CudaPlan, the runner and the reports all read this table; nothing
+else states a stage's mnemonic, exec group, progress message, inputs or
+outputs. Each stage is one Bazel action (one shell script written by CudaPlan)
+that runs once per source, per virtual arch, per (virtual, real) arch pair,
+per device link, or per real arch of a device link (its `scope`). Its outputs
+live at fixed paths under the source's directory
 (`_cuda/<target>/<source without extension>/`) or the device link's
-(`_cuda_dlink/<target>/`), and it reads outputs of earlier stages (`reads`):
-that is the graph the runner executes and the rules' actions follow.
+(`_cuda_dlink/<target>/`); it reads outputs of earlier stages (`reads`), and
+the source, the host compiler or toolkit files as its record says: that is
+the graph the runner executes and the rules' actions follow.
 
 The rules' side of this table, cuda_rules/private/stages.bzl, is generated
-from it by gen_stages_bzl.py (`bazel run //tools/nvcc_plan:gen_stages_bzl`);
-//tools/nvcc_plan:stages_bzl_test fails when the two differ. Every CudaPlan
+from it by gen_stages_bzl.py (`bazel run //dev:update` rewrites it;
+//dev:update_test fails when the two differ). Every CudaPlan
 run checks the layout the rules wrote against this table (layout.py), so
-Starlark and Python cannot drift apart silently.
+Starlark and Python cannot drift apart silently. Adding a stage:
+ARCHITECTURE.md, "Adding a stage".
 """
 
 import dataclasses
@@ -33,6 +36,9 @@ EMBEDDED = "embedded"  # the virtual archs whose PTX (or LTO IR) the fatbinary e
 STUB_ARCH = "stub_arch"  # the virtual arch whose cicc writes the stub the host compile includes (nvcc's: the last)
 LAST = "last"  # the last real arch of a device link
 
+# The two actions that are not stages of the table: nvcc's plan turned into
+# the stage scripts (one per source or device link), and the escape hatch
+# that runs nvcc as one action per source (staged = False).
 PLAN_MNEMONIC = "CudaPlan"
 UNSTAGED_MNEMONIC = "CudaCompile"
 
@@ -57,13 +63,28 @@ class Output:
 
 @dataclasses.dataclass(frozen=True)
 class Stage:
-    kind: str
-    mnemonic: str
+    """One stage: a row of the table, and all the rules and tools know of it.
+
+    What one action of the stage reads is `reads` (outputs of earlier stages
+    and of CudaPlan, by output key and selector), plus the source and the
+    headers it may include (`source`), the C++ toolchain's files
+    (`host_compiler`) and the CUDA toolchain's files it runs (`toolkit`: names
+    of CudaToolchainInfo fields, each a File or a depset). The stage's action
+    function (cuda_rules/private/actions/<kind>.bzl) adds what the record
+    cannot say (a device link's inputs).
+    """
+
+    kind: str  # the stage's name: script names (plan/<kind>[.<arch>].sh), action functions, layout keys
+    mnemonic: str  # Bazel's mnemonic, fixed: users route and match on it (--strategy=CudaPtxas=remote)
     scope: str
     outputs: tuple
     reads: tuple = ()  # ((output key, selector), ...)
+    source: bool = False
+    host_compiler: bool = False
+    toolkit: tuple = ()
     device: bool = False  # its outputs are device code (what reuse reports count as "device stages")
     exec_group: str = ""  # the rule's exec group it runs in ("" = the default one)
+    progress: str = ""  # Bazel's progress message: %{label}, %{input}, %{output}, and {arch}: the instance's arch
     doc: str = ""
 
 
@@ -87,108 +108,172 @@ LAYOUT = "plan/layout.json"
 # device code as nvcc's objects carry it, for the device link (not a stage).
 DEVICE_OBJECT_SCRIPT = "device_object"
 
-COMPILE_STAGES = (
-    Stage(
-        "host_preprocess",
-        "CudaHostPreprocess",
-        SOURCE,
-        outputs=(Output("cpp4", "{stem}.cpp4.ii"),),
-        doc="the host compiler's -E for the host side (cudafe++'s input)",
+# --- One .cu file compiled in stages (cuda_library, cuda_objects) ---------------
+
+HOST_PREPROCESS = Stage(
+    kind="host_preprocess",
+    mnemonic="CudaHostPreprocess",
+    scope=SOURCE,
+    outputs=(Output("cpp4", "{stem}.cpp4.ii"),),
+    source=True,
+    host_compiler=True,
+    progress="Preprocessing host code of %{label}: %{output}",
+    doc="the host compiler's -E for the host side (cudafe++'s input)",
+)
+FRONTEND = Stage(
+    kind="frontend",
+    mnemonic="CudaFrontend",
+    scope=SOURCE,
+    outputs=(Output("cudafe1_cpp", "{stem}.cudafe1.cpp"),),
+    reads=(("cpp4", SAME), ("module_id", SAME)),
+    toolkit=("cudafe",),
+    progress="Splitting host code of %{label} (cudafe++): %{output}",
+    doc="cudafe++: the host code with device code replaced by launch stubs",
+)
+DEVICE_PREPROCESS = Stage(
+    kind="device_preprocess",
+    mnemonic="CudaDevicePreprocess",
+    scope=VIRTUAL,
+    outputs=(Output("cpp1", "{virtual}/{stem}.cpp1.ii"),),
+    source=True,
+    host_compiler=True,
+    device=True,
+    progress="Preprocessing device code of %{label} for {arch}: %{output}",
+    doc="the host compiler's -E for one virtual arch (cicc's input)",
+)
+CICC = Stage(
+    kind="cicc",
+    mnemonic="CudaCicc",
+    scope=VIRTUAL,
+    outputs=(
+        Output("ptx", "{virtual}/{stem}.ptx", lto_pattern="{virtual}/{stem}.ltoir"),
+        Output("cicc_c", "{virtual}/{stem}.cudafe1.c"),
+        Output("cicc_stub", "{virtual}/{stem}.cudafe1.stub.c"),
+        Output("cicc_gpu", "{virtual}/{stem}.cudafe1.gpu"),
     ),
-    Stage(
-        "frontend",
-        "CudaFrontend",
-        SOURCE,
-        outputs=(Output("cudafe1_cpp", "{stem}.cudafe1.cpp"),),
-        reads=(("cpp4", SAME), ("module_id", SAME)),
-        doc="cudafe++: the host code with device code replaced by launch stubs",
-    ),
-    Stage(
-        "device_preprocess",
-        "CudaDevicePreprocess",
-        VIRTUAL,
-        outputs=(Output("cpp1", "{virtual}/{stem}.cpp1.ii"),),
-        device=True,
-        doc="the host compiler's -E for one virtual arch (cicc's input)",
-    ),
-    Stage(
-        "cicc",
-        "CudaCicc",
-        VIRTUAL,
-        outputs=(
-            Output("ptx", "{virtual}/{stem}.ptx", lto_pattern="{virtual}/{stem}.ltoir"),
-            Output("cicc_c", "{virtual}/{stem}.cudafe1.c"),
-            Output("cicc_stub", "{virtual}/{stem}.cudafe1.stub.c"),
-            Output("cicc_gpu", "{virtual}/{stem}.cudafe1.gpu"),
-        ),
-        reads=(("cpp1", SAME), ("module_id", SAME)),
-        device=True,
-        exec_group="cicc",
-        doc="device code to PTX (or NVVM IR for an LTO arch), and the registration stub the host compile includes",
-    ),
-    Stage(
-        "ptxas",
-        "CudaPtxas",
-        REAL,
-        outputs=(Output("cubin", "{virtual}/{real}/{stem}.cubin"),),
-        reads=(("ptx", SAME),),
-        device=True,
-        exec_group="ptxas",
-        doc="PTX to a cubin for one real arch",
-    ),
-    Stage(
-        "fatbinary",
-        "CudaFatbinary",
-        SOURCE,
-        outputs=(Output("fatbin_c", "{stem}.fatbin.c"), Output("fatbin", "{stem}.fatbin")),
-        reads=(("cubin", ALL), ("ptx", EMBEDDED)),
-        doc="the cubins and embedded PTX packed into a fatbinary and its C form",
-    ),
-    Stage(
-        "host_compile",
-        "CudaHostCompile",
-        SOURCE,
-        outputs=(Output("host_obj", "{stem}.host.o"),),
-        reads=(("cudafe1_cpp", SAME), ("cicc_stub", STUB_ARCH), ("fatbin_decl", SAME)),
-        doc="the host code, compiled against a declaration of the fatbinary (no device code among its inputs)",
-    ),
-    Stage(
-        "embed_fatbin",
-        "CudaEmbedFatbin",
-        SOURCE,
-        outputs=(Output("obj", "{stem}.o"),),
-        reads=(("host_obj", SAME), ("fatbin_c", SAME)),
-        doc="the source's object: the host object linked (ld -r) with fatbinary's own embedded fatbinary",
-    ),
+    reads=(("cpp1", SAME), ("module_id", SAME)),
+    toolkit=("cicc_files",),
+    device=True,
+    exec_group="cicc",
+    progress="Compiling device code for {arch} (cicc): %{output}",
+    doc="device code to PTX (or NVVM IR for an LTO arch), and the registration stub the host compile includes",
+)
+PTXAS = Stage(
+    kind="ptxas",
+    mnemonic="CudaPtxas",
+    scope=REAL,
+    outputs=(Output("cubin", "{virtual}/{real}/{stem}.cubin"),),
+    reads=(("ptx", SAME),),
+    toolkit=("ptxas",),
+    device=True,
+    exec_group="ptxas",
+    progress="Assembling %{input} for {arch}",
+    doc="PTX to a cubin for one real arch",
+)
+FATBINARY = Stage(
+    kind="fatbinary",
+    mnemonic="CudaFatbinary",
+    scope=SOURCE,
+    outputs=(Output("fatbin_c", "{stem}.fatbin.c"), Output("fatbin", "{stem}.fatbin")),
+    reads=(("cubin", ALL), ("ptx", EMBEDDED)),
+    toolkit=("fatbinary",),
+    progress="Packing device code of %{label}: %{output}",
+    doc="the cubins and embedded PTX packed into a fatbinary and its C form",
+)
+HOST_COMPILE = Stage(
+    kind="host_compile",
+    mnemonic="CudaHostCompile",
+    scope=SOURCE,
+    outputs=(Output("host_obj", "{stem}.host.o"),),
+    reads=(("cudafe1_cpp", SAME), ("cicc_stub", STUB_ARCH), ("fatbin_decl", SAME)),
+    # crt/host_runtime.h's headers (the source's own are preprocessed into
+    # cudafe++'s output already), and nvcc.profile: nvcc spells an include
+    # directory <toolkit>/bin/../include, as in every gcc stage.
+    toolkit=("host_compile_headers", "nvcc_files"),
+    host_compiler=True,
+    progress="Compiling host code of %{label}: %{output}",
+    doc="the host code, compiled against a declaration of the fatbinary (no device code among its inputs)",
+)
+EMBED_FATBIN = Stage(
+    kind="embed_fatbin",
+    mnemonic="CudaEmbedFatbin",
+    scope=SOURCE,
+    outputs=(Output("obj", "{stem}.o"),),
+    reads=(("host_obj", SAME), ("fatbin_c", SAME)),
+    toolkit=("fatbin_header",),
+    host_compiler=True,
+    progress="Embedding device code of %{label}: %{output}",
+    doc="the source's object: the host object linked (ld -r) with fatbinary's own embedded fatbinary",
 )
 
-LINK_STAGES = (
-    Stage(
-        "nvlink",
-        "CudaDeviceLink",
-        LINK_ARCH,
-        outputs=(Output("cubin", "{arch}/{name}.cubin"), Output("reg_c", "{arch}/{name}.reg.c")),
-        device=True,
-        exec_group="dlink",
-        doc="nvlink of one real arch over every relocatable source's code for it",
-    ),
-    Stage(
-        "fatbinary",
-        "CudaFatbinary",
-        LINK,
-        outputs=(Output("fatbin_c", "{name}.fatbin.c"), Output("fatbin", "{name}.fatbin")),
-        reads=(("cubin", ALL),),
-        doc="the linked cubins packed into a fatbinary",
-    ),
-    Stage(
-        "link_stub",
-        "CudaLinkStub",
-        LINK,
-        outputs=(Output("obj", "{name}.dlink.o"),),
-        reads=(("fatbin_c", SAME), ("reg_c", LAST)),
-        doc="crt/link.stub compiled with the linked fatbinary; registers every linked module",
-    ),
+COMPILE_STAGES = (HOST_PREPROCESS, FRONTEND, DEVICE_PREPROCESS, CICC, PTXAS, FATBINARY, HOST_COMPILE, EMBED_FATBIN)
+
+# --- A device link (cuda_device_link, cuda_library(rdc = True)) ----------------
+
+NVLINK = Stage(
+    kind="nvlink",
+    mnemonic="CudaDeviceLink",
+    scope=LINK_ARCH,
+    outputs=(Output("cubin", "{arch}/{name}.cubin"), Output("reg_c", "{arch}/{name}.reg.c")),
+    # Besides: every relocatable source's code for this arch and the script
+    # that wraps it (actions/nvlink.bzl), and libNVVM for an LTO link.
+    toolkit=("device_link_files", "headers"),
+    host_compiler=True,
+    device=True,
+    exec_group="dlink",
+    progress="Device-linking %{label} for {arch}",
+    doc="nvlink of one real arch over every relocatable source's code for it",
 )
+LINK_FATBINARY = Stage(
+    kind="fatbinary",
+    mnemonic="CudaFatbinary",
+    scope=LINK,
+    outputs=(Output("fatbin_c", "{name}.fatbin.c"), Output("fatbin", "{name}.fatbin")),
+    reads=(("cubin", ALL),),
+    toolkit=("fatbinary",),
+    progress="Packing device code of %{label}: %{output}",
+    doc="the linked cubins packed into a fatbinary",
+)
+LINK_STUB = Stage(
+    kind="link_stub",
+    mnemonic="CudaLinkStub",
+    scope=LINK,
+    outputs=(Output("obj", "{name}.dlink.o"),),
+    reads=(("fatbin_c", SAME), ("reg_c", LAST), ("markers", SAME)),
+    toolkit=("device_link_files", "headers"),
+    host_compiler=True,
+    progress="Compiling the device link stub of %{label}",
+    doc="crt/link.stub compiled with the linked fatbinary; registers every linked module",
+)
+
+LINK_STAGES = (NVLINK, LINK_FATBINARY, LINK_STUB)
+
+
+@dataclasses.dataclass(frozen=True)
+class Table:
+    """A pipeline of stages: what the rules declare and register, CudaPlan writes scripts for, the runner runs.
+
+    A compiler other than nvcc (clang's `-cc1` stages, say) is another table:
+    the functions below take the table they apply.
+    """
+
+    name: str
+    stages: tuple  # in pipeline order
+    plan_outputs: tuple  # CudaPlan's files besides the scripts
+    plan_scope: str  # what CudaPlan (and so its outputs) is per: SOURCE or LINK
+
+
+COMPILE_TABLE = Table("compile", COMPILE_STAGES, PLAN_OUTPUTS, SOURCE)
+LINK_TABLE = Table("link", LINK_STAGES, LINK_PLAN_OUTPUTS, LINK)
+
+
+def exec_groups(table):
+    """The exec groups the stages of `table` run in, in table order (each rule declares those of its tables)."""
+    out = []
+    for stage in table:
+        if stage.exec_group and stage.exec_group not in out:
+            out.append(stage.exec_group)
+    return out
 
 
 def pipeline_mnemonics():
@@ -263,42 +348,44 @@ def output_path(output, inst, stem="", name=""):
     return pattern.format(stem=stem, name=name, **{k: v for k, v in inst.items() if k != "lto"})
 
 
-def compile_files(stem, archs):
-    """{output key: path under the source's directory} of every stage output and CudaPlan output."""
-    files = {o.key: output_path(o, {}, stem=stem) for o in PLAN_OUTPUTS}
-    for stage in COMPILE_STAGES:
-        for inst in instances(stage, archs):
+def _files(table, instances_of, names):
+    files = {o.key: output_path(o, {}, **names) for o in table.plan_outputs}
+    for stage in table.stages:
+        for inst in instances_of(stage):
             for o in stage.outputs:
-                files[instance_key(o.key, inst)] = output_path(o, inst, stem=stem)
+                files[instance_key(o.key, inst)] = output_path(o, inst, **names)
     return files
 
 
-def compile_scripts(archs, rdc):
+def _script_paths(table, instances_of):
+    return {
+        instance_key(stage.kind, inst): script_path(stage.kind, inst)
+        for stage in table.stages
+        for inst in instances_of(stage)
+    }
+
+
+def compile_files(stem, archs, table=COMPILE_TABLE):
+    """{output key: path under the source's directory} of every stage output and CudaPlan output."""
+    return _files(table, lambda stage: instances(stage, archs), {"stem": stem})
+
+
+def compile_script_paths(archs, rdc, table=COMPILE_TABLE):
     """{stage key: script path under the source's directory}."""
-    scripts = {}
-    for stage in COMPILE_STAGES:
-        for inst in instances(stage, archs):
-            scripts[instance_key(stage.kind, inst)] = script_path(stage.kind, inst)
+    scripts = _script_paths(table, lambda stage: instances(stage, archs))
     if rdc:
         scripts[DEVICE_OBJECT_SCRIPT] = script_path(DEVICE_OBJECT_SCRIPT, {})
     return scripts
 
 
-def link_files(name, link_archs):
-    files = {o.key: output_path(o, {}, name=name) for o in LINK_PLAN_OUTPUTS}
-    for stage in LINK_STAGES:
-        for inst in instances(stage, link_archs=link_archs):
-            for o in stage.outputs:
-                files[instance_key(o.key, inst)] = output_path(o, inst, name=name)
-    return files
+def link_files(name, link_archs, table=LINK_TABLE):
+    """{output key: path under the device link's directory} of every stage output and CudaPlan output."""
+    return _files(table, lambda stage: instances(stage, link_archs=link_archs), {"name": name})
 
 
-def link_scripts(link_archs):
-    scripts = {}
-    for stage in LINK_STAGES:
-        for inst in instances(stage, link_archs=link_archs):
-            scripts[instance_key(stage.kind, inst)] = script_path(stage.kind, inst)
-    return scripts
+def link_script_paths(link_archs, table=LINK_TABLE):
+    """{stage key: script path under the device link's directory}."""
+    return _script_paths(table, lambda stage: instances(stage, link_archs=link_archs))
 
 
 def stub_arch(archs):
@@ -306,47 +393,51 @@ def stub_arch(archs):
     return archs[-1].virtual
 
 
-def compile_producers(archs):
+def compile_producers(archs, table=COMPILE_TABLE):
     """{output key: stage key of the stage that writes it} (CudaPlan's outputs excluded)."""
     producer = {}
-    for stage in COMPILE_STAGES:
+    for stage in table.stages:
         for inst in instances(stage, archs):
             for o in stage.outputs:
                 producer[instance_key(o.key, inst)] = instance_key(stage.kind, inst)
     return producer
 
 
-def compile_reads(archs):
+def read_keys(stage, inst, table, archs=(), link_archs=()):
+    """The output keys (of earlier stages and CudaPlan) one instance of `stage` reads, by its `reads` (in order, once each)."""
+    keys = []
+    for out_key, selector in stage.reads:
+        keys += [k for k in _read_keys(out_key, selector, inst, table, archs, link_archs) if k not in keys]
+    return keys
+
+
+def compile_reads(archs, table=COMPILE_TABLE):
     """{stage key: [output keys it reads]}, CudaPlan's outputs (the module id) included."""
-    reads = {}
-    for stage in COMPILE_STAGES:
-        for inst in instances(stage, archs):
-            keys = []
-            for out_key, selector in stage.reads:
-                keys += [k for k in _read_keys(out_key, selector, inst, archs) if k not in keys]
-            reads[instance_key(stage.kind, inst)] = keys
-    return reads
+    return {
+        instance_key(stage.kind, inst): read_keys(stage, inst, table, archs)
+        for stage in table.stages
+        for inst in instances(stage, archs)
+    }
 
 
-def compile_dependencies(archs):
+def compile_dependencies(archs, table=COMPILE_TABLE):
     """{stage key: [stage keys it reads from]}: the graph the runner executes (CudaPlan excluded)."""
-    producer = compile_producers(archs)
+    producer = compile_producers(archs, table)
     deps = {}
-    for stage in COMPILE_STAGES:
+    for stage in table.stages:
         for inst in instances(stage, archs):
             keys = []
-            for out_key, selector in stage.reads:
-                for read in _read_keys(out_key, selector, inst, archs):
-                    if read in producer and producer[read] not in keys:
-                        keys.append(producer[read])
+            for read in read_keys(stage, inst, table, archs):
+                if read in producer and producer[read] not in keys:
+                    keys.append(producer[read])
             deps[instance_key(stage.kind, inst)] = keys
     return deps
 
 
-def _output_scope(out_key):
-    if any(o.key == out_key for o in PLAN_OUTPUTS):
-        return SOURCE
-    for stage in COMPILE_STAGES:
+def _output_scope(out_key, table):
+    if any(o.key == out_key for o in table.plan_outputs):
+        return table.plan_scope
+    for stage in table.stages:
         if any(o.key == out_key for o in stage.outputs):
             return stage.scope
     raise KeyError(out_key)
@@ -354,29 +445,33 @@ def _output_scope(out_key):
 
 def _project(inst, scope):
     """The part of a reader's instance that names the instance of an output of `scope` it reads."""
-    keep = {SOURCE: (), VIRTUAL: ("virtual",), REAL: ("virtual", "real")}[scope]
+    keep = {SOURCE: (), LINK: (), VIRTUAL: ("virtual",), REAL: ("virtual", "real"), LINK_ARCH: ("arch",)}[scope]
     return {k: inst[k] for k in keep}
 
 
-def _read_keys(out_key, selector, inst, archs):
-    scope = _output_scope(out_key)
+def _read_keys(out_key, selector, inst, table, archs, link_archs):
+    scope = _output_scope(out_key, table)
     if selector == SAME:
         return [instance_key(out_key, _project(inst, scope))]
     if selector == ALL:
-        return [instance_key(out_key, _project(i, scope)) for i in _scope_instances(scope, archs)]
+        return [instance_key(out_key, _project(i, scope)) for i in _scope_instances(scope, archs, link_archs)]
     if selector == EMBEDDED:
         return [instance_key(out_key, {"virtual": a.virtual}) for a in archs if a.ptx or a.lto]
     if selector == STUB_ARCH:
         return [instance_key(out_key, {"virtual": stub_arch(archs)})]
-    raise ValueError("selector %r of %s in a compile" % (selector, out_key))
+    if selector == LAST:
+        return [instance_key(out_key, {"arch": link_archs[-1]})]
+    raise ValueError("unknown selector %r of %s" % (selector, out_key))
 
 
-def _scope_instances(scope, archs):
-    if scope == SOURCE:
+def _scope_instances(scope, archs, link_archs):
+    if scope in (SOURCE, LINK):
         return [{}]
     if scope == VIRTUAL:
         return [{"virtual": a.virtual} for a in archs]
-    return [{"virtual": a.virtual, "real": r} for a in archs for r in a.reals]
+    if scope == REAL:
+        return [{"virtual": a.virtual, "real": r} for a in archs for r in a.reals]
+    return [{"arch": a} for a in link_archs]
 
 
 # --- Reading stage outputs back (reports) -------------------------------------

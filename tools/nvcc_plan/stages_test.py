@@ -26,11 +26,11 @@ class StagesTest(unittest.TestCase):
         self.assertEqual(files["cicc_stub/compute_90"], "compute_90/k.cudafe1.stub.c")
 
     def test_scripts(self):
-        scripts = stages.compile_scripts(_ARCHS, rdc=False)
+        scripts = stages.compile_script_paths(_ARCHS, rdc=False)
         self.assertEqual(scripts["ptxas/compute_80/sm_86"], "plan/ptxas.compute_80.sm_86.sh")
         self.assertEqual(scripts["host_compile"], "plan/host_compile.sh")
         self.assertNotIn(stages.DEVICE_OBJECT_SCRIPT, scripts)
-        self.assertEqual(stages.compile_scripts(_ARCHS, rdc=True)[stages.DEVICE_OBJECT_SCRIPT], "plan/device_object.sh")
+        self.assertEqual(stages.compile_script_paths(_ARCHS, rdc=True)[stages.DEVICE_OBJECT_SCRIPT], "plan/device_object.sh")
 
     def test_graph(self):
         deps = stages.compile_dependencies(_ARCHS)
@@ -45,6 +45,27 @@ class StagesTest(unittest.TestCase):
         self.assertEqual(deps["host_compile"], ["frontend", "cicc/compute_90"])
         self.assertEqual(deps["embed_fatbin"], ["host_compile", "fatbinary"])
         self.assertEqual(deps["device_preprocess/compute_80"], [])
+
+    def test_link_reads(self):
+        self.assertEqual(stages.read_keys(stages.NVLINK, {"arch": "sm_80"}, stages.LINK_TABLE, link_archs=["sm_80", "sm_90"]), [])
+        self.assertEqual(
+            stages.read_keys(stages.LINK_FATBINARY, {}, stages.LINK_TABLE, link_archs=["sm_80", "sm_90"]),
+            ["cubin/sm_80", "cubin/sm_90"],
+        )
+        # The link stub registers what the last arch's nvlink lists, and includes CudaPlan's markers.
+        self.assertEqual(
+            stages.read_keys(stages.LINK_STUB, {}, stages.LINK_TABLE, link_archs=["sm_80", "sm_90"]),
+            ["fatbin_c", "reg_c/sm_90", "markers"],
+        )
+
+    def test_every_stage_has_a_mnemonic_and_the_tables_their_exec_groups(self):
+        self.assertEqual(stages.exec_groups(stages.COMPILE_TABLE.stages), ["cicc", "ptxas"])
+        self.assertEqual(stages.exec_groups(stages.LINK_TABLE.stages), ["dlink"])
+        for table in (stages.COMPILE_TABLE, stages.LINK_TABLE):
+            for stage in table.stages:
+                self.assertTrue(stage.mnemonic.startswith("Cuda"), stage)
+                self.assertIn(stage.mnemonic, stages.pipeline_mnemonics())
+                self.assertTrue(stage.progress, stage)
 
     def test_arch_of_output(self):
         self.assertEqual(stages.arch_of_output("CudaPtxas", "bazel-out/k8/bin/p/_cuda/t/k/compute_80/sm_86/k.cubin"), "sm_86")
@@ -106,7 +127,7 @@ class LayoutTest(unittest.TestCase):
             "markers": [["rules_cuda_stages__no_device_link_for__p_a__p_a_cu", "rules_cuda_stages__device_linked_twice__p_a__p_a_cu"]],
             "inputs": {"sm_90": [{"kind": "elf", "image": "x.cubin", "script": "x.sh", "name": "//p:a (p/a.cu)"}]},
             "files": {k: d + "/" + v for k, v in stages.link_files("t", ["sm_90"]).items()},
-            "scripts": {k: d + "/" + v for k, v in stages.link_scripts(["sm_90"]).items()},
+            "scripts": {k: d + "/" + v for k, v in stages.link_script_paths(["sm_90"]).items()},
         }
         layout = layout_lib.link_layout_from_json(obj)
         self.assertEqual(layout.files["cubin/sm_90"], d + "/sm_90/t.cubin")

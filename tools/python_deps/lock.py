@@ -6,6 +6,10 @@ Usage (any Python 3.9+, no third-party packages):
 
 Only `py3-none-any` wheels are accepted: the helper tools must run on every
 execution platform (including remote workers) without a compiler.
+
+//tools/python_deps:lock writes the lock again from what it holds (`--render`,
+no network), and dev/BUILD.bazel checks it in like every generated file
+(//dev:update_test, `bazel run //dev:update`).
 """
 
 import argparse
@@ -54,7 +58,12 @@ def main(argv):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("requirements", nargs="*", help="name==version")
     parser.add_argument("--from-lock", action="store_true", help="re-resolve the pinned set")
+    parser.add_argument("--render", nargs=2, metavar=("LOCK", "OUT"), help="no network: write the lock again from what it holds")
     args = parser.parse_args(argv)
+    if args.render:
+        with open(args.render[0]) as f:
+            _write(args.render[1], json.load(f)["packages"])
+        return
     reqs = list(args.requirements)
     if args.from_lock:
         with open(LOCK) as f:
@@ -62,10 +71,14 @@ def main(argv):
     if not reqs:
         parser.error("nothing to lock")
     packages = sorted((resolve(r) for r in reqs), key=lambda p: p["name"])
-    with open(LOCK, "w") as f:
+    _write(LOCK, packages)
+    print(f"wrote {len(packages)} packages to {LOCK}")
+
+
+def _write(path, packages):
+    with open(path, "w") as f:
         json.dump({"packages": packages}, f, indent=2)
         f.write("\n")
-    print(f"wrote {len(packages)} packages to {LOCK}")
 
 
 if __name__ == "__main__":

@@ -1,10 +1,12 @@
 """CudaCompile: one nvcc action per source (staged = False; the baseline)."""
 
+load("//cuda_rules/private:compile/nvcc_args.bzl", "language_flags")
+load("//cuda_rules/private:stages.bzl", "UNSTAGED_MNEMONIC")
 load("//cuda_rules/private:toolchain.bzl", "CUDA_TOOLCHAIN_TYPE")
 
 visibility(["//cuda_rules/..."])
 
-def compile_action(actions, *, cuda, src, headers, cc_files, nvcc_args, language, obj):
+def compile_action(actions, t, c, src, obj):
     """Runs the toolkit's nvcc on `src` as one action, the way bazel-contrib/rules_cuda does.
 
     nvcc embeds temporary file names (tmpxft_<pid>_...) in the object, so the
@@ -12,25 +14,23 @@ def compile_action(actions, *, cuda, src, headers, cc_files, nvcc_args, language
 
     Args:
       actions: ctx.actions.
-      cuda: CudaToolchainInfo.
+      t: the target context (compile/target.bzl).
+      c: the compile of the target's sources (compile/target.bzl): nvcc_args, nvcc_inputs (an nvcc
+        options file, read here too).
       src: File, the CUDA source.
-      headers: depset of File the source may include.
-      cc_files: depset of the host compiler's files.
-      nvcc_args: Args, nvcc's options (archs, flags, include paths).
-      language: list of string: ["-x", "cu"] for a C++ source, else empty (nvcc_args.language_flags).
       obj: File, the object to write.
     """
     args = actions.args()
-    args.add_all(language)
+    args.add_all(language_flags(src))
     args.add("-c")
     args.add(src)
     args.add("-o", obj)
     actions.run(
-        executable = cuda.nvcc,
-        arguments = [nvcc_args, args],
-        inputs = depset([src], transitive = [headers, cc_files, cuda.compiler_files]),
+        executable = t.cuda.nvcc,
+        arguments = [c.nvcc_args, args],
+        inputs = depset([src], transitive = [depset(c.nvcc_inputs, transitive = [t.comp.headers]), t.cc_files, t.cuda.compiler_files]),
         outputs = [obj],
-        mnemonic = "CudaCompile",
+        mnemonic = UNSTAGED_MNEMONIC,
         # nvcc only adds the toolkit's directories to PATH (nvcc.profile), and
         # the host compiler finds its assembler and linker through PATH: give
         # the action Bazel's default shell environment, as C++ compile actions

@@ -4,7 +4,7 @@ load("//cuda_rules/private:actions/stage.bzl", "run_stage")
 
 visibility(["//cuda_rules/..."])
 
-def embed_fatbin_action(actions, *, cuda, script, host_obj, fatbin_c, cc_files, obj):
+def embed_fatbin_action(actions, stage, inst, unit):
     """Compiles fatbinary's embedded fatbinary (C) and links it into the host object (ld -r).
 
     The host compile only declares the fatbinary, so it reads no device code;
@@ -14,18 +14,8 @@ def embed_fatbin_action(actions, *, cuda, script, host_obj, fatbin_c, cc_files, 
 
     Args:
       actions: ctx.actions.
-      cuda: CudaToolchainInfo.
-      script: File, the stage script.
-      host_obj: File, the host compile's object.
-      fatbin_c: File, fatbinary's --embedded-fatbin output.
-      cc_files: depset of the host compiler's (and linker's) files.
-      obj: File, the source's object.
+      stage: its record of the stage table (stages.bzl).
+      inst: the instance (layout.stage_instances).
+      unit: the source's (or device link's) unit.
     """
-    run_stage(
-        actions,
-        script = script,
-        inputs = depset([host_obj, fatbin_c], transitive = [cuda.fatbin_header, cc_files]),
-        outputs = [obj],
-        mnemonic = "CudaEmbedFatbin",
-        progress_message = "Embedding device code of %{label}: %{output}",
-    )
+    run_stage(actions, stage, inst, unit)

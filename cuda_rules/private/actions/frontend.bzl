@@ -4,13 +4,17 @@ load("//cuda_rules/private:actions/stage.bzl", "run_stage")
 
 visibility(["//cuda_rules/..."])
 
-def frontend_action(actions, *, cuda, script, cpp4, module_id, cudafe1_cpp):
-    """Runs cudafe++ on the host-preprocessed source with the rules' module id."""
-    run_stage(
-        actions,
-        script = script,
-        inputs = [cpp4, module_id, cuda.cudafe],
-        outputs = [cudafe1_cpp],
-        mnemonic = "CudaFrontend",
-        progress_message = "Splitting host code of %{label} (cudafe++): %{output}",
-    )
+def frontend_action(actions, stage, inst, unit):
+    """Runs cudafe++ on the host-preprocessed source with the rules' module id.
+
+    Its script blanks the device code cudafe++ keeps as text in the host code
+    (compile_scripts.py), so a device-only edit leaves the host compile's
+    input as it was.
+
+    Args:
+      actions: ctx.actions.
+      stage: its record of the stage table (stages.bzl).
+      inst: the instance (layout.stage_instances).
+      unit: the source's (or device link's) unit.
+    """
+    run_stage(actions, stage, inst, unit)

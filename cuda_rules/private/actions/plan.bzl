@@ -16,35 +16,35 @@ def in_params_file(args):
     args.set_param_file_format("multiline")
     return args
 
-def plan_action(actions, *, cuda, cc_files, planner, command, layout, outputs, nvcc_args, extra_inputs = []):
+def plan_action(actions, tc, unit, verb, nvcc_args):
     """Runs `nvcc --dryrun` with the target's flags and writes every stage's script.
 
     Args:
       actions: ctx.actions.
-      cuda: CudaToolchainInfo.
-      cc_files: depset of the host compiler's files (nvcc asks it for its version).
-      planner: FilesToRunProvider of //tools/nvcc_plan:planner.
-      command: "compile" (one source of a cuda_library) or "device_link".
-      layout: File, JSON naming every stage's outputs (tools/nvcc_plan/layout.py reads it).
-      outputs: list of File: the stage scripts, the record of nvcc's arguments and, for a
-        compile, the module id (declared by the caller).
+      tc: the toolchains (compile/target.bzl's toolchains()): cuda, cc_files (nvcc asks the host
+        compiler for its version), planner.
+      unit: the source's or device link's unit: its layout (JSON naming every stage's outputs,
+        tools/nvcc_plan/layout.py reads it), plan_outputs (the stage scripts and CudaPlan's other
+        files, declared by the caller) and nvcc_inputs (files nvcc reads to plan besides the
+        toolkit: an nvcc options file).
+      verb: "compile" (one source of a cuda_library) or "device_link".
       nvcc_args: list of Args, nvcc's options for this source, each given to in_params_file.
-      extra_inputs: list of File nvcc reads to plan besides the toolkit (an nvcc options file).
     """
+    cuda = tc.cuda
     args = in_params_file(actions.args())
-    args.add(command)
-    args.add(layout, format = "--layout=%s")
+    args.add(verb)
+    args.add(unit.layout, format = "--layout=%s")
     args.add(cuda.nvcc, format = "--nvcc=%s")
     args.add("--")
     actions.run(
-        executable = planner,
+        executable = tc.planner,
         arguments = [args] + nvcc_args,
         # Not the include tree: nvcc_files holds a header of each include
         # directory (nvcc uses its target directory only if it exists).
-        inputs = depset([layout, cuda.nvcc] + extra_inputs, transitive = [cuda.nvcc_files, cc_files]),
-        outputs = outputs,
+        inputs = depset([unit.layout, cuda.nvcc] + unit.nvcc_inputs, transitive = [cuda.nvcc_files, tc.cc_files]),
+        outputs = unit.plan_outputs,
         mnemonic = PLAN_MNEMONIC,
-        # A persistent worker (tools/nvcc_plan/planner.py --persistent_worker)
+        # A persistent worker (tools/nvcc_plan/cuda_plan.py --persistent_worker)
         # where the spawn strategy allows: Python and its imports start once
         # per worker instead of once per source. Remote execution and
         # --strategy=CudaPlan=sandboxed run it one-shot, from the same params

@@ -4,14 +4,13 @@ load("//cuda_rules/private:actions/stage.bzl", "run_stage")
 
 visibility(["//cuda_rules/..."])
 
-def ptxas_action(actions, *, cuda, script, ptx, cubin, arch):
-    """Assembles one PTX file into a cubin for one real arch (e.g. sm_90a)."""
-    run_stage(
-        actions,
-        script = script,
-        inputs = [ptx, cuda.ptxas],
-        outputs = [cubin],
-        exec_group = "ptxas",
-        mnemonic = "CudaPtxas",
-        progress_message = "Assembling %{input} for " + arch,
-    )
+def ptxas_action(actions, stage, inst, unit):
+    """Assembles one virtual arch's PTX into a cubin for one real arch (e.g. sm_90a).
+
+    Args:
+      actions: ctx.actions.
+      stage: its record of the stage table (stages.bzl).
+      inst: the instance (layout.stage_instances).
+      unit: the source's (or device link's) unit.
+    """
+    run_stage(actions, stage, inst, unit)

@@ -1,35 +1,68 @@
-"""Running one stage script (written by the CudaPlan action) as one action."""
+"""One stage instance as one action, from its record of the stage table: the script CudaPlan wrote for it, run with /bin/sh."""
 
+load("//cuda_rules/private:layout.bzl", "instance_arch", "instance_key", "read_keys")
 load("//cuda_rules/private:toolchain.bzl", "CUDA_TOOLCHAIN_TYPE")
 
 visibility(["//cuda_rules/..."])
 
-def run_stage(actions, *, script, inputs, outputs, mnemonic, progress_message, exec_group = None):
-    """Runs `script` (nvcc's command for one stage) with /bin/sh.
+def _toolkit_files(cuda, names):
+    """The CUDA toolchain's files a stage names (CudaToolchainInfo fields): (Files, depsets)."""
+    files = []
+    sets = []
+    for name in names:
+        value = getattr(cuda, name)
+        if type(value) == "depset":
+            sets.append(value)
+        else:
+            files.append(value)
+    return files, sets
 
-    The script holds the stage's whole command line, so the action's key is
-    that command plus the contents of `inputs`: nothing else of the build
-    (other archs, other flags) enters it.
+def run_stage(actions, stage, inst, unit, more_inputs = [], more_progress = ""):
+    """Registers the action of one instance of `stage`: `/bin/sh <its script>`.
+
+    Everything comes from the stage's record: the mnemonic, the exec group,
+    the progress message, the outputs (unit.files by the record's output
+    keys) and the inputs: the outputs of earlier stages it reads
+    (layout.read_keys), the source and its headers (`source`), the C++
+    toolchain's files (`host_compiler`) and the toolkit's (`toolkit`). The
+    script holds the stage's whole command line, so the action's key is that
+    command plus the contents of those inputs: nothing else of the build (other
+    archs, other flags) enters it.
 
     Args:
       actions: ctx.actions.
-      script: File, the stage script.
-      inputs: list or depset of File the command reads.
-      outputs: list of File the command writes.
-      mnemonic: the stage's fixed mnemonic.
-      progress_message: with %{label}/%{input}/%{output} placeholders.
-      exec_group: the rule's exec group for this stage ("cicc", "ptxas"), so
-        targets can route it with exec_properties = {"<group>.<key>": ...}.
+      stage: a record of COMPILE_STAGES or LINK_STAGES (stages.bzl).
+      inst: the instance (layout.stage_instances): {} or its archs.
+      unit: the source's or device link's unit: cuda, cc_files, files and scripts by key, and for a
+        source src and headers (source_in_stages.bzl, device_link.bzl).
+      more_inputs: depsets of File the stage's action function adds (what the record cannot say).
+      more_progress: text the action function appends to the progress message.
     """
+    tool_files, tool_sets = _toolkit_files(unit.cuda, stage.toolkit)
+    direct = [unit.files[k] for k in read_keys(stage, inst, unit)]
+    transitive = []
+    if stage.source:
+        direct.append(unit.src)
+        transitive.append(unit.headers)
+    direct += tool_files
+    transitive += tool_sets
+    if stage.host_compiler:
+        transitive.append(unit.cc_files)
+    exec_group = stage.exec_group or None
     args = actions.args()
-    args.add(script)
+    args.add(unit.scripts[instance_key(stage.kind, inst)])
     actions.run(
         executable = "/bin/sh",
         arguments = [args],
-        inputs = depset([script], transitive = [inputs] if type(inputs) == "depset" else [depset(inputs)]),
-        outputs = outputs,
-        mnemonic = mnemonic,
-        progress_message = progress_message,
+        inputs = depset(
+            [unit.scripts[instance_key(stage.kind, inst)]],
+            transitive = [depset(direct, transitive = transitive)] + more_inputs,
+        ),
+        outputs = [unit.files[instance_key(o.key, inst)] for o in stage.outputs],
+        mnemonic = stage.mnemonic,
+        progress_message = stage.progress.replace("{arch}", instance_arch(inst)) + more_progress,
+        # A stage with an exec group of its own ("cicc", "ptxas", "dlink": exec_properties =
+        # {"<group>.<key>": ...} route it) resolves the CUDA toolchain there.
         toolchain = None if exec_group else CUDA_TOOLCHAIN_TYPE,
         exec_group = exec_group,
     )

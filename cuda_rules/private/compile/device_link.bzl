@@ -10,16 +10,15 @@ two copies of its device globals).
 """
 
 load("@rules_cc//cc/common:cc_common.bzl", "cc_common")
-load("//cuda_rules/private:actions/device_link.bzl", "device_link_action", "link_stub_action")
-load("//cuda_rules/private:actions/fatbinary.bzl", "fatbinary_action")
+load("//cuda_rules/private:actions/index.bzl", "run_stages")
 load("//cuda_rules/private:actions/plan.bzl", "in_params_file", "plan_action")
 load("//cuda_rules/private:archs.bzl", "arch_sort_key")
 load("//cuda_rules/private:compile/host_flags.bzl", "xcompiler")
 load("//cuda_rules/private:compile/nvcc_args.bzl", "canonical")
 load("//cuda_rules/private:labels.bzl", "display_label")
-load("//cuda_rules/private:layout.bzl", "declare_link_files", "paths")
+load("//cuda_rules/private:layout.bzl", "declare_link_files", "layout_object", "paths")
 load("//cuda_rules/private:providers.bzl", "CudaInfo")
-load("//cuda_rules/private:stages.bzl", "DEVICE_LINK_PLACEHOLDER", "LINK_PLAN_OUTPUTS")
+load("//cuda_rules/private:stages.bzl", "DEVICE_LINK_PLACEHOLDER", "LINK_INPUT_KEYS", "LINK_LAYOUT_KEYS", "LINK_PLAN_OUTPUTS", "LINK_TABLE")
 
 visibility(["//cuda_rules/..."])
 
@@ -74,16 +73,14 @@ def twice_marker(marker):
     """The hidden symbol every device link of a source defines once (strong): two device links of it clash naming it."""
     return marker.replace("__no_device_link_for__", "__device_linked_twice__", 1)
 
-def device_link(ctx, *, cuda, cc_toolchain, inputs, non_rdc, planner, dlinkopts = [], host_flags = []):
-    """Registers the device link of `inputs` (every rdc source's code per arch).
+def device_link(ctx, tc, inputs, non_rdc, dlinkopts, host_flags):
+    """Registers the device link of `inputs` (every rdc source's code per arch): CudaPlan, then each stage of the link table.
 
     Args:
       ctx: the rule context (files go under _cuda_dlink/<target>/, apart from any source's _cuda/<target>/<source>/).
-      cuda: CudaToolchainInfo.
-      cc_toolchain: the C++ toolchain.
+      tc: the toolchains (target.bzl's toolchains(), or a target context, which has them).
       inputs: list of struct, CudaInfo.device_link_inputs of every source linked.
       non_rdc: list of labels of non-relocatable cuda_library targets below (for nvlink's messages).
-      planner: FilesToRunProvider of //tools/nvcc_plan:planner.
       dlinkopts: nvcc options for the device link (-Xnvlink=...).
       host_flags: the C++ toolchain's flags for the link stub's compile (host_flags.bzl; nvcc gives
         -Xcompiler options to that compile only).
@@ -91,6 +88,7 @@ def device_link(ctx, *, cuda, cc_toolchain, inputs, non_rdc, planner, dlinkopts 
     Returns:
       struct(obj, cubins (list), fatbin, reg_cs (list), objects (the host objects linked), plan_files).
     """
+    cuda = tc.cuda
     by_arch = {}
     sources = {}  # (label, src) -> [arch]
     lto = False
@@ -116,11 +114,11 @@ def device_link(ctx, *, cuda, cc_toolchain, inputs, non_rdc, planner, dlinkopts 
     if cuda.nvlink == None:
         fail("{}: the CUDA toolkit has no bin/nvlink, which device linking needs. Fix: use a complete toolkit.".format(ctx.label))
 
-    d = declare_link_files(ctx.actions, base = "_cuda_dlink/{}/".format(ctx.label.name), name = ctx.label.name, link_archs = archs)
+    d = declare_link_files(ctx.actions, table = LINK_TABLE, base = "_cuda_dlink/{}/".format(ctx.label.name), name = ctx.label.name, link_archs = archs)
     files = d.files
     scripts = d.scripts
     markers = sorted({i.marker: None for i in inputs if i.marker}.keys())
-    ctx.actions.write(d.layout, json.encode_indent({
+    ctx.actions.write(d.layout, json.encode_indent(layout_object(LINK_LAYOUT_KEYS, {
         "label": display_label(ctx.label),
         "name": ctx.label.name,
         "directory": d.directory,
@@ -129,12 +127,12 @@ def device_link(ctx, *, cuda, cc_toolchain, inputs, non_rdc, planner, dlinkopts 
         "lto": lto,
         "inputs": {
             a: [
-                {
+                layout_object(LINK_INPUT_KEYS, {
                     "kind": i.kind,
                     "image": i.image.path,
                     "script": i.script.path if i.script else "",
                     "name": "{} ({})".format(i.label, i.src),
-                }
+                })
                 for i in by_arch[a]
             ]
             for a in archs
@@ -145,59 +143,35 @@ def device_link(ctx, *, cuda, cc_toolchain, inputs, non_rdc, planner, dlinkopts 
         "objects": [o.path for o in objects],
         "files": paths(files),
         "scripts": paths(scripts),
-    }))
+    })))
+    unit = struct(
+        table = LINK_TABLE,
+        cuda = cuda,
+        cc_files = tc.cc_files,
+        archs = None,
+        link_archs = archs,
+        lto = lto,
+        inputs_by_arch = by_arch,
+        files = files,
+        scripts = scripts,
+        layout = d.layout,
+        plan_outputs = scripts.values() + [files[o.key] for o in LINK_PLAN_OUTPUTS],
+        nvcc_inputs = [],
+    )
 
     nvcc_args = in_params_file(ctx.actions.args())
     nvcc_args.add("-dlink")
     if lto:
         nvcc_args.add("-dlto")
-    nvcc_args.add("-ccbin", cc_toolchain.compiler_executable)
+    nvcc_args.add("-ccbin", tc.cc_toolchain.compiler_executable)
     nvcc_args.add_all(host_flags, map_each = xcompiler)
     nvcc_args.add_all(["-gencode=arch={},code={}".format(_virtual_of(a), a) for a in archs])
     nvcc_args.add("-Xcompiler=-fPIC")
     nvcc_args.add_all(dlinkopts)
     nvcc_args.add(DEVICE_LINK_PLACEHOLDER)
     nvcc_args.add("-o", files["obj"])
-    plan_action(
-        ctx.actions,
-        cuda = cuda,
-        cc_files = cc_toolchain.all_files,
-        planner = planner,
-        command = "device_link",
-        layout = d.layout,
-        outputs = scripts.values() + [files[o.key] for o in LINK_PLAN_OUTPUTS],
-        nvcc_args = [nvcc_args],
-    )
-    for a in archs:
-        device_link_action(
-            ctx.actions,
-            cuda = cuda,
-            script = scripts["nvlink/" + a],
-            inputs = by_arch[a],
-            cc_files = cc_toolchain.all_files,
-            lto = lto,
-            cubin = files["cubin/" + a],
-            reg_c = files["reg_c/" + a],
-            arch = a,
-        )
-    fatbinary_action(
-        ctx.actions,
-        cuda = cuda,
-        script = scripts["fatbinary"],
-        images = [files["cubin/" + a] for a in archs],
-        fatbin_c = files["fatbin_c"],
-        fatbin = files["fatbin"],
-    )
-    link_stub_action(
-        ctx.actions,
-        cuda = cuda,
-        script = scripts["link_stub"],
-        fatbin_c = files["fatbin_c"],
-        reg_c = files["reg_c/" + archs[-1]],
-        markers = files["markers"],
-        cc_files = cc_toolchain.all_files,
-        obj = files["obj"],
-    )
+    plan_action(ctx.actions, tc, unit, "device_link", [nvcc_args])
+    run_stages(ctx.actions, unit)
     return struct(
         obj = files["obj"],
         cubins = [files["cubin/" + a] for a in archs],
@@ -213,7 +187,7 @@ _OWNER_SUFFIX = ".rules_cuda_stages_device_link"
 def _is_device_link(linker_input):
     return linker_input.owner.name.endswith(_OWNER_SUFFIX)
 
-def linking_context_with_device_link(ctx, *, cc_toolchain, feature_configuration, own, dlink_obj, deps):
+def linking_context_with_device_link(ctx, tc, own, dlink_obj, deps):
     """A linking context: `own`, then the device link's object, then `deps`' linker inputs.
 
     With objects of its own (a cuda_library(rdc = True)), the device link is an
@@ -229,8 +203,8 @@ def linking_context_with_device_link(ctx, *, cc_toolchain, feature_configuration
 
     Args:
       ctx: the rule context.
-      cc_toolchain: the C++ toolchain.
-      feature_configuration: the target's feature configuration.
+      tc: the toolchains (target.bzl's toolchains(), or a target context): the C++ toolchain and the
+        target's feature configuration.
       own: LinkingContext of the target's own objects, or None.
       dlink_obj: File, the device link's object.
       deps: list of CcInfo of the dependencies (the runtimes last).
@@ -243,8 +217,8 @@ def linking_context_with_device_link(ctx, *, cc_toolchain, feature_configuration
     dlink_context, _ = cc_common.create_linking_context_from_compilation_outputs(
         actions = ctx.actions,
         name = "_cuda_dlink/{}/{}".format(ctx.label.name, ctx.label.name),
-        feature_configuration = feature_configuration,
-        cc_toolchain = cc_toolchain,
+        feature_configuration = tc.feature_configuration,
+        cc_toolchain = tc.cc_toolchain,
         compilation_outputs = cc_common.create_compilation_outputs(objects = depset([dlink_obj]), pic_objects = depset([dlink_obj])),
         alwayslink = not on_demand,
         disallow_dynamic_library = True,

@@ -65,22 +65,24 @@ def language_flags(src):
 def _execroot_relative(path):
     return path or "."
 
-def nvcc_common_args(actions, *, label, bin_dir, cc_toolchain, archs, cctx, rdc, options):
+def nvcc_common_args(ctx, t, rdc):
     """nvcc's options for every .cu file of a target (not the source and output).
 
     Args:
-      actions: ctx.actions.
-      label: the target's Label (its repository's root is an include directory, as for cc rules).
-      bin_dir: ctx.bin_dir.
-      cc_toolchain: the C++ toolchain (its compiler is nvcc's host compiler).
-      archs: a struct from archs.parse_archs.
-      cctx: the CompilationContext the sources compile against.
+      ctx: the rule context (its label's repository root is an include directory, as for cc rules).
+      t: the target context (target.bzl): the C++ toolchain (its compiler is nvcc's host
+        compiler), the archs, the compilation context (t.comp.cctx) and the options.
       rdc: whether to compile relocatable device code (-rdc=true).
-      options: a struct from nvcc_options.
 
     Returns:
       Args.
     """
+    actions = ctx.actions
+    label = ctx.label
+    bin_dir = ctx.bin_dir
+    cc_toolchain = t.cc_toolchain
+    cctx = t.comp.cctx
+    options = t.options
     args = actions.args()
     args.add("-ccbin", cc_toolchain.compiler_executable)
 
@@ -91,7 +93,7 @@ def nvcc_common_args(actions, *, label, bin_dir, cc_toolchain, archs, cctx, rdc,
     if toolchain.std:
         args.add("-std=" + toolchain.std)
     args.add_all(toolchain.host, map_each = xcompiler)
-    args.add_all(gencode_flags(archs))
+    args.add_all(gencode_flags(t.archs))
     if rdc:
         args.add("-rdc=true")
     args.add("-Xcompiler=-fPIC")

@@ -9,12 +9,12 @@ load("//cuda_rules/private:archs.bzl", "device_link_archs", "parse_archs", "pinn
 load("//cuda_rules/private:compile/host_flags.bzl", "classify_host_flags", "toolchain_compile_flags")
 load("//cuda_rules/private:compile/make_variables.bzl", "expanded_attributes")
 load("//cuda_rules/private:compile/nvcc_args.bzl", "join_path", "nvcc_common_args", "nvcc_options")
-load("//cuda_rules/private:compile/staged.bzl", "source_base", "staged_compile")
-load("//cuda_rules/private:compile/unstaged.bzl", "unstaged_compile")
+load("//cuda_rules/private:compile/source_in_one_action.bzl", "compile_source_in_one_action")
+load("//cuda_rules/private:compile/source_in_stages.bzl", "compile_source_in_stages", "source_base")
 load("//cuda_rules/private:device_debug.bzl", "device_debug_requested")
 load("//cuda_rules/private:labels.bzl", "display_label")
 load("//cuda_rules/private:nvcc_options.bzl", "check_known_options", "check_nvcc_options")
-load("//cuda_rules/private:providers.bzl", "CudaArchConfigInfo", "CudaObjectsInfo")
+load("//cuda_rules/private:providers.bzl", "CudaArchConfigInfo", "CudaInfo", "CudaObjectsInfo")
 load("//cuda_rules/private:toolchain.bzl", "find_cuda_toolchain")
 
 visibility(["//cuda_rules/..."])
@@ -98,7 +98,7 @@ def compile_attrs(aspects = []):
         "_device_debug": attr.label(default = "//cuda_rules:device_debug"),
         "_compiler": attr.label(default = "//cuda_rules:compiler"),
         "_runtime": attr.label(default = "//cuda_rules:runtime", providers = [CcInfo]),
-        "_planner": attr.label(default = "//tools/nvcc_plan:planner", executable = True, cfg = "exec"),
+        "_planner": attr.label(default = "//tools/nvcc_plan:cuda_plan", executable = True, cfg = "exec"),
     }
 
 def check_compiler(ctx):
@@ -282,108 +282,96 @@ def compilation(ctx, cuda, srcs, attrs):
         local_defines = attrs.local_defines,
     )
 
+def toolchains(ctx):
+    """The toolchains a compiling or device-linking rule uses, resolved once: a dict of the fields below.
+
+    Args:
+      ctx: the rule context of a rule with the CUDA and C++ toolchains and a `_planner` attribute.
+
+    Returns:
+      dict(cuda = CudaToolchainInfo, cc_toolchain, cc_files = the C++ toolchain's files,
+      feature_configuration = the target's, planner = FilesToRunProvider of //tools/nvcc_plan:cuda_plan).
+    """
+    cc_toolchain = find_cc_toolchain(ctx)
+    return dict(
+        cuda = find_cuda_toolchain(ctx),
+        cc_toolchain = cc_toolchain,
+        cc_files = cc_toolchain.all_files,
+        feature_configuration = cc_common.configure_features(
+            ctx = ctx,
+            cc_toolchain = cc_toolchain,
+            requested_features = ctx.features,
+            unsupported_features = ctx.disabled_features,
+        ),
+        planner = ctx.attr._planner[DefaultInfo].files_to_run,
+    )
+
 def target_context(ctx):
-    """What every compiling rule starts from, after checking the compiler flag.
+    """What every compiling rule starts from, resolved once and passed whole, after checking the compiler flag.
 
     Args:
       ctx: the rule context of a rule with compile_attrs(), the CUDA and C++ toolchains.
 
     Returns:
-      struct(cuda, cc_toolchain, feature_configuration, archs, pinned_list,
-      staged, options, srcs, comp): the CUDA toolchain, the C++ toolchain and
-      its feature configuration, the parsed archs and the pinned
-      __CUDA_ARCH_LIST__, whether the target is staged, target_options(),
-      split_srcs() and compilation().
+      struct: the fields of toolchains(), and archs (the parsed archs), pinned_list (the
+      __CUDA_ARCH_LIST__ every stage gets, "" for nvcc's own: always for staged = False), staged,
+      options (target_options()), srcs (split_srcs()), comp (compilation()), deps (deps and
+      implementation_deps).
     """
     check_compiler(ctx)
-    cuda = find_cuda_toolchain(ctx)
-    cc_toolchain = find_cc_toolchain(ctx)
-    feature_configuration = cc_common.configure_features(
-        ctx = ctx,
-        cc_toolchain = cc_toolchain,
-        requested_features = ctx.features,
-        unsupported_features = ctx.disabled_features,
-    )
+    fields = toolchains(ctx)
+    cuda = fields["cuda"]
     archs, pinned_list = resolve_archs(ctx)
     staged = is_staged(ctx)
     srcs = split_srcs(ctx)
     if srcs.cu:
         check_toolkit_archs(ctx, cuda, archs)
-    attrs = expanded_attributes(ctx, cc_toolchain, feature_configuration)
+    attrs = expanded_attributes(ctx, fields["cc_toolchain"], fields["feature_configuration"])
     return struct(
-        cuda = cuda,
-        cc_toolchain = cc_toolchain,
-        feature_configuration = feature_configuration,
         archs = archs,
-        pinned_list = pinned_list,
+        # One nvcc action cannot be given another list: nvcc's own (mixing
+        # lists is safe, docs/cuda_library.md "CCCL").
+        pinned_list = pinned_list if staged else "",
         staged = staged,
-        options = target_options(ctx, staged, cc_toolchain, feature_configuration, attrs, cuda.version),
+        options = target_options(ctx, staged, fields["cc_toolchain"], fields["feature_configuration"], attrs, cuda.version),
         srcs = srcs,
         comp = compilation(ctx, cuda, srcs, attrs),
+        deps = ctx.attr.deps + ctx.attr.implementation_deps,
+        **fields
     )
 
-def compile_cu(ctx, *, cuda, cc_toolchain, archs, pinned_list, staged, rdc, variant, comp, options, cu_srcs):
+def compile_cu(ctx, t, rdc, variant):
     """Compiles every CUDA source of the target (.cu and C++ files), in stages or with one nvcc action each.
 
     Args:
       ctx: the rule context.
-      cuda: CudaToolchainInfo.
-      cc_toolchain: the C++ toolchain.
-      archs: a struct from archs.parse_archs.
-      pinned_list: the __CUDA_ARCH_LIST__ of every stage, or "".
-      staged: whether to compile in stages.
+      t: the target context (target_context).
       rdc: whether the device code is relocatable.
       variant: the outputs' top directory ("_cuda", "_cuda_rdc").
-      comp: struct from compilation.
-      options: struct from target_options.
-      cu_srcs: list of File, the CUDA sources (split_srcs' `cu`).
 
     Returns:
       struct(objects, device_link_inputs, ltoir, ptx, cubins, fatbins, plan_files, images): lists
       (images: CudaInfo.images).
     """
-    if not staged:
-        # One nvcc action cannot be given another list: nvcc's own (mixing
-        # lists is safe, docs/cuda_library.md "CCCL").
-        pinned_list = ""
+    cu_srcs = t.srcs.cu
     out = struct(objects = [], device_link_inputs = [], ltoir = [], ptx = [], cubins = [], fatbins = [], plan_files = [], images = [])
     if not cu_srcs:
         return out
-    nvcc_args = nvcc_common_args(
-        ctx.actions,
-        label = ctx.label,
-        bin_dir = ctx.bin_dir,
-        cc_toolchain = cc_toolchain,
-        archs = archs,
-        cctx = comp.cctx,
-        rdc = rdc,
-        options = options,
-    )
-    if staged:
-        # Only CudaPlan actions read them (staged_compile).
+    nvcc_args = nvcc_common_args(ctx, t, rdc)
+    if t.staged:
+        # Only CudaPlan actions read them (source_in_stages.bzl).
         in_params_file(nvcc_args)
-    extra_inputs = [options.optf] if options.optf else []
-    cc_files = cc_toolchain.all_files
+    c = struct(
+        rdc = rdc,
+        variant = variant,
+        nvcc_args = nvcc_args,
+        nvcc_inputs = [t.options.optf] if t.options.optf else [],
+    )
     check_output_directories(ctx, cu_srcs)
     for src in cu_srcs:
         check_source_path(ctx.label, src)
-        if staged:
-            r = staged_compile(
-                ctx,
-                cuda = cuda,
-                cc_files = cc_files,
-                archs = archs,
-                pinned_list = pinned_list,
-                rdc = rdc,
-                variant = variant,
-                user_options = options.copts,
-                toolchain_flags = options.toolchain_flags,
-                nvcc_args = nvcc_args,
-                extra_inputs = extra_inputs,
-                headers = comp.headers,
-                src = src,
-                planner = ctx.attr._planner[DefaultInfo].files_to_run,
-            )
+        if t.staged:
+            r = compile_source_in_stages(ctx, t, c, src)
             out.objects.append(r.obj)
             out.device_link_inputs.extend(r.device_link_inputs)
             out.ltoir.extend(r.ltoir)
@@ -393,24 +381,40 @@ def compile_cu(ctx, *, cuda, cc_toolchain, archs, pinned_list, staged, rdc, vari
             out.plan_files.extend(r.plan_files)
             out.images.append(r.image)
         else:
-            obj = unstaged_compile(
-                ctx,
-                cuda = cuda,
-                cc_files = cc_files,
-                nvcc_args = nvcc_args,
-                extra_inputs = extra_inputs,
-                headers = comp.headers,
-                src = src,
-                variant = variant,
-            )
+            obj = compile_source_in_one_action(ctx, t, c, src)
             out.objects.append(obj)
             if rdc:
                 # nvlink takes each arch's code out of the object's fatbinary.
                 out.device_link_inputs.extend([
                     struct(arch = a, kind = "object", image = obj, script = None, object = obj, label = display_label(ctx.label), src = src.short_path, marker = "")
-                    for a in device_link_archs(archs)
+                    for a in device_link_archs(t.archs)
                 ])
     return out
+
+def cuda_info(t, compiled, objects, rdc, device_link_inputs):
+    """The target's CudaInfo (cuda_library's, and cuda_objects' for its relocatable variant).
+
+    Args:
+      t: the target context.
+      compiled: compile_cu()'s result.
+      objects: depset of File, every object the target provides.
+      rdc: whether its device code is relocatable.
+      device_link_inputs: list of struct, CudaInfo.device_link_inputs.
+
+    Returns:
+      CudaInfo.
+    """
+    return CudaInfo(
+        objects = objects,
+        ptx = depset(compiled.ptx),
+        cubins = depset(compiled.cubins),
+        fatbins = depset(compiled.fatbins),
+        archs = t.archs,
+        pinned_arch_list = t.pinned_list,
+        rdc = rdc,
+        device_link_inputs = device_link_inputs,
+        images = compiled.images,
+    )
 
 def check_output_directories(ctx, cu_srcs):
     """Fails analysis naming both sources when two CUDA sources of the target would share an output directory.
@@ -474,24 +478,23 @@ def check_lto(ctx, archs, rdc):
             ", ".join(["lto_" + v[len("compute_"):] for v in lto]),
         ))
 
-def compile_cc(ctx, *, cc_toolchain, feature_configuration, comp, srcs):
+def compile_cc(ctx, t):
     """The C files in srcs, compiled by the C++ toolchain (and the compilation context for dependents).
 
     Args:
       ctx: the rule context.
-      cc_toolchain: the C++ toolchain.
-      feature_configuration: the target's feature configuration.
-      comp: struct from compilation.
-      srcs: struct from split_srcs.
+      t: the target context.
 
     Returns:
       (CompilationContext for dependents, CompilationOutputs).
     """
+    comp = t.comp
+    srcs = t.srcs
     context, outputs = cc_common.compile(
         name = ctx.label.name,
         actions = ctx.actions,
-        feature_configuration = feature_configuration,
-        cc_toolchain = cc_toolchain,
+        feature_configuration = t.feature_configuration,
+        cc_toolchain = t.cc_toolchain,
         srcs = srcs.cc,
         public_hdrs = ctx.files.hdrs,
         # The C++ rules reject header extensions they do not know (.cuh).

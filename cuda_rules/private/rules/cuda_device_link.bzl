@@ -1,8 +1,9 @@
 """cuda_device_link: one device link of all the relocatable device code below it, for a binary."""
 
-load("@rules_cc//cc:find_cc_toolchain.bzl", "find_cc_toolchain", "use_cc_toolchain")
+load("@rules_cc//cc:find_cc_toolchain.bzl", "use_cc_toolchain")
 load("@rules_cc//cc/common:cc_common.bzl", "cc_common")
 load("@rules_cc//cc/common:cc_info.bzl", "CcInfo")
+load("//cuda_rules/private:actions/index.bzl", "stage_exec_groups")
 load(
     "//cuda_rules/private:compile/device_link.bzl",
     "collect_device_link_inputs",
@@ -11,14 +12,15 @@ load(
     "linking_context_with_device_link",
 )
 load("//cuda_rules/private:compile/host_flags.bzl", "classify_host_flags", "toolchain_compile_flags")
+load("//cuda_rules/private:compile/target.bzl", "toolchains")
 load("//cuda_rules/private:requires_cuda.bzl", "with_requires_cuda")
-load("//cuda_rules/private:toolchain.bzl", "CUDA_TOOLCHAINS", "find_cuda_toolchain")
+load("//cuda_rules/private:stages.bzl", "LINK_TABLE")
+load("//cuda_rules/private:toolchain.bzl", "CUDA_TOOLCHAINS")
 
 visibility(["//cuda_rules/...", "//tests/..."])
 
 def _cuda_device_link_impl(ctx):
-    cuda = find_cuda_toolchain(ctx)
-    cc_toolchain = find_cc_toolchain(ctx)
+    tc = struct(**toolchains(ctx))
     deps_cc = [d[CcInfo] for d in ctx.attr.deps]
     runfiles = ctx.runfiles().merge_all([d[DefaultInfo].default_runfiles for d in ctx.attr.deps])
     below = collect_device_link_inputs(ctx.attr.deps)
@@ -26,38 +28,15 @@ def _cuda_device_link_impl(ctx):
     if not inputs:
         # Nothing relocatable below: the deps as they are.
         return [DefaultInfo(runfiles = runfiles), cc_common.merge_cc_infos(cc_infos = deps_cc)]
-    feature_configuration = cc_common.configure_features(
-        ctx = ctx,
-        cc_toolchain = cc_toolchain,
-        requested_features = ctx.features,
-        unsupported_features = ctx.disabled_features,
-    )
-    dlink = device_link(
-        ctx,
-        cuda = cuda,
-        cc_toolchain = cc_toolchain,
-        inputs = inputs,
-        non_rdc = below.non_rdc.to_list(),
-        planner = ctx.attr._planner[DefaultInfo].files_to_run,
-        dlinkopts = ctx.attr.dlinkopts,
-        host_flags = classify_host_flags(
-            toolchain_compile_flags(ctx, cc_toolchain, feature_configuration),
-            nvcc_sets_std = False,
-        ).host,
-    )
+    host_flags = classify_host_flags(toolchain_compile_flags(ctx, tc.cc_toolchain, tc.feature_configuration), nvcc_sets_std = False).host
+    dlink = device_link(ctx, tc, inputs, below.non_rdc.to_list(), ctx.attr.dlinkopts, host_flags)
+    cuda = tc.cuda
     runtime = [cuda.runtime] + ([cuda.cudadevrt] if cuda.cudadevrt else [])
     return [
         DefaultInfo(files = depset([dlink.obj]), runfiles = runfiles),
         CcInfo(
             compilation_context = cc_common.merge_cc_infos(cc_infos = deps_cc).compilation_context,
-            linking_context = linking_context_with_device_link(
-                ctx,
-                cc_toolchain = cc_toolchain,
-                feature_configuration = feature_configuration,
-                own = None,
-                dlink_obj = dlink.obj,
-                deps = deps_cc + runtime,
-            ),
+            linking_context = linking_context_with_device_link(ctx, tc, own = None, dlink_obj = dlink.obj, deps = deps_cc + runtime),
         ),
         OutputGroupInfo(
             cubin = depset(dlink.cubins),
@@ -92,11 +71,9 @@ are left out. cuda_binary and cuda_test create one. With no relocatable code bel
         ),
         "dlinkopts": attr.string_list(doc = "nvcc options for the device link, e.g. -Xnvlink=--verbose."),
         "_cc_host_compile_flags_to_skip": attr.label(default = "//cuda_rules:cc_host_compile_flags_to_skip"),
-        "_planner": attr.label(default = "//tools/nvcc_plan:planner", executable = True, cfg = "exec"),
+        "_planner": attr.label(default = "//tools/nvcc_plan:cuda_plan", executable = True, cfg = "exec"),
     },
-    exec_groups = {
-        "dlink": exec_group(toolchains = CUDA_TOOLCHAINS),
-    },
+    exec_groups = stage_exec_groups(LINK_TABLE),
     fragments = ["cpp"],
     toolchains = CUDA_TOOLCHAINS + use_cc_toolchain(),
     provides = [CcInfo],

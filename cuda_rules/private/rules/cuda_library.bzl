@@ -3,6 +3,7 @@
 load("@rules_cc//cc:find_cc_toolchain.bzl", "use_cc_toolchain")
 load("@rules_cc//cc/common:cc_common.bzl", "cc_common")
 load("@rules_cc//cc/common:cc_info.bzl", "CcInfo")
+load("//cuda_rules/private:actions/index.bzl", "stage_exec_groups")
 load(
     "//cuda_rules/private:compile/device_link.bzl",
     "collect_device_link_inputs",
@@ -16,12 +17,14 @@ load(
     "compile_attrs",
     "compile_cc",
     "compile_cu",
+    "cuda_info",
     "cuda_objects_of",
     "target_context",
 )
 load("//cuda_rules/private:nvcc_options.bzl", "check_link_options")
 load("//cuda_rules/private:providers.bzl", "CudaInfo")
 load("//cuda_rules/private:requires_cuda.bzl", "archs_value", "staged_value", "with_requires_cuda")
+load("//cuda_rules/private:stages.bzl", "COMPILE_TABLE", "LINK_TABLE")
 load("//cuda_rules/private:toolchain.bzl", "CUDA_TOOLCHAINS")
 
 visibility(["//cuda_rules/...", "//tests/..."])
@@ -33,30 +36,12 @@ def _cuda_library_impl(ctx):
     rdc = ctx.attr.rdc
     check_lto(ctx, t.archs, rdc)
 
-    own = compile_cu(
-        ctx,
-        cuda = t.cuda,
-        cc_toolchain = t.cc_toolchain,
-        archs = t.archs,
-        pinned_list = t.pinned_list if t.staged else "",
-        staged = t.staged,
-        rdc = rdc,
-        variant = "_cuda",
-        comp = t.comp,
-        options = t.options,
-        cu_srcs = t.srcs.cu,
-    )
+    own = compile_cu(ctx, t, rdc = rdc, variant = "_cuda")
 
     # cuda_objects below: their objects go into this library (their
     # relocatable ones, to be device-linked here, if this library is rdc).
-    objects_below = cuda_objects_of(ctx, ctx.attr.deps + ctx.attr.implementation_deps, rdc)
-    cc_compilation_context, cc_outputs = compile_cc(
-        ctx,
-        cc_toolchain = t.cc_toolchain,
-        feature_configuration = t.feature_configuration,
-        comp = t.comp,
-        srcs = t.srcs,
-    )
+    objects_below = cuda_objects_of(ctx, t.deps, rdc)
+    cc_compilation_context, cc_outputs = compile_cc(ctx, t)
     archived = depset(own.objects, transitive = [objects_below.objects])
     linking_context, linking_outputs = cc_common.create_linking_context_from_compilation_outputs(
         actions = ctx.actions,
@@ -83,19 +68,10 @@ def _cuda_library_impl(ctx):
     device_link_inputs = own.device_link_inputs + objects_below.device_link_inputs.to_list()
     dlink = None
     if rdc:
-        below = collect_device_link_inputs(ctx.attr.deps + ctx.attr.implementation_deps)
+        below = collect_device_link_inputs(t.deps)
         closure = depset(device_link_inputs, transitive = [below.inputs]).to_list()
         if closure:
-            dlink = device_link(
-                ctx,
-                cuda = t.cuda,
-                cc_toolchain = t.cc_toolchain,
-                inputs = closure,
-                non_rdc = below.non_rdc.to_list(),
-                planner = ctx.attr._planner[DefaultInfo].files_to_run,
-                dlinkopts = ctx.attr.dlinkopts,
-                host_flags = t.options.toolchain_flags.host,
-            )
+            dlink = device_link(ctx, t, closure, below.non_rdc.to_list(), ctx.attr.dlinkopts, t.options.toolchain_flags.host)
     if dlink:
         runtime = [t.cuda.cudadevrt] if t.cuda.cudadevrt else []
         cc_info = CcInfo(
@@ -103,14 +79,7 @@ def _cuda_library_impl(ctx):
                 direct_cc_infos = [CcInfo(compilation_context = cc_compilation_context)],
                 cc_infos = t.comp.deps_cc,
             ).compilation_context,
-            linking_context = linking_context_with_device_link(
-                ctx,
-                cc_toolchain = t.cc_toolchain,
-                feature_configuration = t.feature_configuration,
-                own = linking_context,
-                dlink_obj = dlink.obj,
-                deps = t.comp.deps_cc + runtime,
-            ),
+            linking_context = linking_context_with_device_link(ctx, t, own = linking_context, dlink_obj = dlink.obj, deps = t.comp.deps_cc + runtime),
         )
     else:
         cc_info = cc_common.merge_cc_infos(
@@ -127,21 +96,11 @@ def _cuda_library_impl(ctx):
             files = depset(default_files),
             runfiles = ctx.runfiles(files = ctx.files.data).merge_all([
                 d[DefaultInfo].default_runfiles
-                for d in ctx.attr.deps + ctx.attr.implementation_deps + ctx.attr.data
+                for d in t.deps + ctx.attr.data
             ]),
         ),
         cc_info,
-        CudaInfo(
-            objects = all_objects,
-            ptx = depset(own.ptx),
-            cubins = depset(own.cubins),
-            fatbins = depset(own.fatbins),
-            archs = t.archs,
-            pinned_arch_list = t.pinned_list if t.staged else "",
-            rdc = rdc,
-            device_link_inputs = device_link_inputs,
-            images = own.images,
-        ),
+        cuda_info(t, own, objects = all_objects, rdc = rdc, device_link_inputs = device_link_inputs),
         OutputGroupInfo(
             ptx = depset(own.ptx),
             ltoir = depset(own.ltoir),
@@ -191,13 +150,7 @@ also device-links the relocatable code below it. Output groups: ptx, ltoir, cubi
 cuda_objects, cuda_plan, device_link, and rules_cuda's lib, pic_lib, objects, pic_objects,
 rdc_objects, rdc_pic_objects.""",
     attrs = _ATTRS,
-    # The heavy per-arch stages run in their own exec groups, so a target can
-    # route them to other workers: exec_properties = {"ptxas.Pool": "large"}.
-    exec_groups = {
-        "cicc": exec_group(toolchains = CUDA_TOOLCHAINS),
-        "dlink": exec_group(toolchains = CUDA_TOOLCHAINS),
-        "ptxas": exec_group(toolchains = CUDA_TOOLCHAINS),
-    },
+    exec_groups = stage_exec_groups(COMPILE_TABLE, LINK_TABLE),
     fragments = ["cpp"],
     toolchains = CUDA_TOOLCHAINS + use_cc_toolchain(),
     provides = [CcInfo, CudaInfo],

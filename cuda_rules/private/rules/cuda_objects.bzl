@@ -3,16 +3,19 @@
 load("@rules_cc//cc:find_cc_toolchain.bzl", "use_cc_toolchain")
 load("@rules_cc//cc/common:cc_common.bzl", "cc_common")
 load("@rules_cc//cc/common:cc_info.bzl", "CcInfo")
+load("//cuda_rules/private:actions/index.bzl", "stage_exec_groups")
 load(
     "//cuda_rules/private:compile/target.bzl",
     "compile_attrs",
     "compile_cc",
     "compile_cu",
+    "cuda_info",
     "cuda_objects_of",
     "target_context",
 )
 load("//cuda_rules/private:providers.bzl", "CudaInfo", "CudaObjectsInfo")
 load("//cuda_rules/private:requires_cuda.bzl", "archs_value", "staged_value", "with_requires_cuda")
+load("//cuda_rules/private:stages.bzl", "COMPILE_TABLE")
 load("//cuda_rules/private:toolchain.bzl", "CUDA_TOOLCHAINS")
 
 visibility(["//cuda_rules/...", "//tests/..."])
@@ -29,32 +32,14 @@ def _cuda_objects_impl(ctx):
     for rdc, variant in ((False, "_cuda"), (True, "_cuda_rdc")):
         if lto and not rdc:
             continue
-        variants[rdc] = compile_cu(
-            ctx,
-            cuda = t.cuda,
-            cc_toolchain = t.cc_toolchain,
-            archs = t.archs,
-            pinned_list = t.pinned_list,
-            staged = t.staged,
-            rdc = rdc,
-            variant = variant,
-            comp = t.comp,
-            options = t.options,
-            cu_srcs = t.srcs.cu,
-        )
-    cc_compilation_context, cc_outputs = compile_cc(
-        ctx,
-        cc_toolchain = t.cc_toolchain,
-        feature_configuration = t.feature_configuration,
-        comp = t.comp,
-        srcs = t.srcs,
-    )
+        variants[rdc] = compile_cu(ctx, t, rdc = rdc, variant = variant)
+    cc_compilation_context, cc_outputs = compile_cc(ctx, t)
     cc_objects = cc_outputs.pic_objects or cc_outputs.objects
     relocatable = variants[True]
-    below_rdc = cuda_objects_of(ctx, ctx.attr.deps + ctx.attr.implementation_deps, True)
+    below_rdc = cuda_objects_of(ctx, t.deps, True)
     whole_objects = None
     if False in variants:
-        below_whole = cuda_objects_of(ctx, ctx.attr.deps + ctx.attr.implementation_deps, False)
+        below_whole = cuda_objects_of(ctx, t.deps, False)
         whole_objects = depset(variants[False].objects + cc_objects, transitive = [below_whole.objects])
     relocatable_objects = depset(relocatable.objects + cc_objects)
     return [
@@ -73,17 +58,7 @@ def _cuda_objects_impl(ctx):
             device_link_inputs = depset(relocatable.device_link_inputs, transitive = [below_rdc.device_link_inputs]),
         ),
         # The relocatable variant; device links reach it through the library.
-        CudaInfo(
-            objects = relocatable_objects,
-            ptx = depset(relocatable.ptx),
-            cubins = depset(relocatable.cubins),
-            fatbins = depset(relocatable.fatbins),
-            archs = t.archs,
-            pinned_arch_list = t.pinned_list if t.staged else "",
-            rdc = True,
-            device_link_inputs = [],
-            images = relocatable.images,
-        ),
+        cuda_info(t, relocatable, objects = relocatable_objects, rdc = True, device_link_inputs = []),
         OutputGroupInfo(
             objects = depset(variants[False].objects + cc_objects) if False in variants else depset(),
             rdc_objects = relocatable_objects,
@@ -109,10 +84,7 @@ sources compile in stages, like cuda_library's. Default output: the relocatable 
 output groups objects, rdc_objects (and rules_cuda's pic_objects, rdc_pic_objects: the same),
 ptx, ltoir, cubin, fatbin, cuda_plan.""",
     attrs = compile_attrs(),
-    exec_groups = {
-        "cicc": exec_group(toolchains = CUDA_TOOLCHAINS),
-        "ptxas": exec_group(toolchains = CUDA_TOOLCHAINS),
-    },
+    exec_groups = stage_exec_groups(COMPILE_TABLE),
     fragments = ["cpp"],
     toolchains = CUDA_TOOLCHAINS + use_cc_toolchain(),
     provides = [CcInfo, CudaInfo, CudaObjectsInfo],

@@ -1,0 +1,193 @@
+"""Scale-out on a real multi-worker executor, and the simulation checked against it.
+
+  tools/bazelw run //bench/scaleout_bench -- --out=/tmp/scaleout [--workers=1,2] [--reps=1] [--unstaged]
+      [--targets=@rules_cuda_stages_bench//...] [--archs=sm_75,sm_80,sm_86,sm_90,compute_90]
+
+Starts BuildGrid with one-core buildbox bots on 127.0.0.1 (rbe_cluster.py),
+then for each worker count (and, with --unstaged, also with
+`--//cuda_rules:staged=false`), in alternating order per repetition: fresh
+bots, `bazel clean`, an untimed analysis pass, and a timed cold build with
+`--config=rbe --noremote_accept_cached --noremote_local_fallback` and an
+execution log. From each log: the span from the first action's start to the
+last one's end, each stage's time queued on the executor (REAPI's queued ->
+worker-start timestamps) and run time, the longest chain, and the wall that
+tools/cache_report's list-scheduling simulation gives for that many executors
+from the same log's durations (and from the 1-worker log's), so simulation and
+measurement are compared side by side. Writes OUT/results.json, OUT/results.md
+and the logs; prints the tables.
+
+Only where nothing else runs: Bazel, BuildGrid and the bots share this
+machine's cores (docs/performance/history.md, "Scale-out").
+"""
+
+import json
+import os
+import subprocess
+import sys
+import time
+
+from absl import app
+from absl import flags
+
+from tools.cache_report import cache_report_lib
+from tools.cache_report import scaleout_lib
+from bench.scaleout_bench import rbe_cluster
+
+FLAGS = flags.FLAGS
+flags.DEFINE_string("out", None, "Directory for logs and results (created).")
+flags.DEFINE_list("workers", ["1", "2"], "Worker (bot) counts, one core each.")
+flags.DEFINE_integer("reps", 1, "Repetitions of every build.")
+flags.DEFINE_list("targets", ["@rules_cuda_stages_bench//..."], "What to build.")
+flags.DEFINE_string("archs", "sm_75,sm_80,sm_86,sm_90,compute_90", "--//cuda_rules:archs (and shipped_archs).")
+flags.DEFINE_bool("unstaged", False, "Also build with --//cuda_rules:staged=false.")
+flags.DEFINE_string("bazel", "bazel", "The Bazel that runs the builds.")
+flags.DEFINE_string("cache_dir", rbe_cluster.DEFAULT_CACHE_DIR, "Where the unpacked packages and BuildGrid live.")
+flags.mark_flag_as_required("out")
+
+
+def _offline_flags():
+    # Debian's offline Bazel (tools/bazelw's root filesystem) needs the project's --config=offline.
+    try:
+        with open("/etc/bazel/bazelrc") as f:
+            return ["--config=offline"] if "--override_module=rules_cc" in f.read() else []
+    except OSError:
+        return []
+
+
+class Runner:
+    def __init__(self, out, workspace):
+        self.out = out
+        self.workspace = workspace
+        self.output_base = os.path.join(out, "output_base")
+
+    def bazel(self, *args, check=True):
+        cmd = [FLAGS.bazel, "--output_base=" + self.output_base, args[0]]
+        if args[0] not in ("clean", "shutdown"):
+            # --symlink_prefix=/: leave the workspace's bazel-* links to the user's own output base.
+            cmd += _offline_flags() + ["--noshow_progress", "--symlink_prefix=/"]
+        cmd += list(args[1:])
+        proc = subprocess.run(cmd, cwd=self.workspace, capture_output=True, text=True)
+        if check and proc.returncode != 0:
+            raise RuntimeError("`%s` failed:\n%s" % (" ".join(cmd), proc.stderr[-5000:]))
+        return proc
+
+
+def _stage_table(spawns):
+    rows = {}
+    for s in spawns:
+        n, queued, worst, run = rows.get(s.mnemonic, (0, 0.0, 0.0, 0.0))
+        rows[s.mnemonic] = (n + 1, queued + s.queue_s, max(worst, s.queue_s), run + s.wall_s)
+    order = {m: i for i, m in enumerate(cache_report_lib.STAGE_ORDER)}
+    return [{"stage": m, "actions": n, "queued_mean_s": q / n, "queued_max_s": w, "run_s": r}
+            for m, (n, q, w, r) in sorted(rows.items(), key=lambda kv: (order.get(kv[0], len(order)), kv[0]))]
+
+
+def _measure(runner, cluster, workers, staged, rep):
+    name = "%s_w%d_r%d" % ("staged" if staged else "unstaged", workers, rep)
+    log = os.path.join(runner.out, "logs", name + ".binlog")
+    flags_ = ["--config=rbe", "--remote_executor=" + cluster.address, "--noremote_accept_cached",
+              "--noremote_local_fallback", "--//cuda_rules:archs=" + FLAGS.archs,
+              "--//cuda_rules:shipped_archs=" + FLAGS.archs]
+    if not staged:
+        flags_.append("--//cuda_rules:staged=false")
+    cluster.stop_bots()
+    cluster.start_bots(workers, cores=sorted(os.sched_getaffinity(0))[:workers])
+    runner.bazel("clean")
+    runner.bazel("build", "--nobuild", *flags_, *FLAGS.targets)  # analysis, untimed
+    load = os.getloadavg()[0]
+    start = time.monotonic()
+    runner.bazel("build", *flags_, "--execution_log_binary_file=" + log, *FLAGS.targets)
+    wall = time.monotonic() - start
+    spawns = cache_report_lib.read_log(log)
+    graph = scaleout_lib.build_graph(spawns)
+    busy = scaleout_lib.build_graph(spawns, "worker")
+    chain, chain_actions = scaleout_lib.longest_chain(graph)
+    result = {
+        "name": name, "staged": staged, "workers": workers, "rep": rep, "log": log, "load_before": load,
+        "bazel_wall_s": wall, "span_s": scaleout_lib.measured_span(spawns),
+        "worker_span_s": scaleout_lib.measured_span(spawns, "worker"),
+        "simulated_s": scaleout_lib.simulate(graph, workers).wall,
+        "simulated_worker_s": scaleout_lib.simulate(busy, workers).wall,
+        "queued_s": sum(s.queue_s for s in spawns), "worker_overhead_s": sum(s.worker_s for s in spawns),
+        "work_s": graph.work, "longest_chain_s": chain,
+        "longest_chain": ["%s %s %s %.2f" % (a.mnemonic, a.target, a.arch, a.duration) for a in chain_actions],
+        "runners": sorted({s.runner for s in spawns}),
+        "stages": _stage_table(spawns),
+    }
+    print("%s: Bazel %.1f s; span %.1f s, simulated %.1f s; with the workers' overhead: span %.1f s, simulated "
+          "%.1f s; work %.1f s, longest chain %.1f s, runners %s" % (
+              name, wall, result["span_s"] or 0, result["simulated_s"], result["worker_span_s"] or 0,
+              result["simulated_worker_s"], graph.work, chain, ", ".join(result["runners"])), flush=True)
+    return result
+
+
+def _tables(results):
+    lines = ["| build | workers | rep | Bazel wall | span: execution | simulated: execution | span: + worker overhead "
+             "| simulated: + worker overhead | ÷ span | simulated from the 1-worker log (+ overhead) | work | "
+             "worker overhead | queued | longest chain | load before |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    one = {(r["staged"], r["rep"]): r for r in results if r["workers"] == 1}
+    for r in results:
+        base = one.get((r["staged"], r["rep"]))
+        from_one = (scaleout_lib.simulate(scaleout_lib.build_graph(cache_report_lib.read_log(base["log"]), "worker"),
+                                          r["workers"]).wall if base else None)
+        lines.append("| %s | %d | %d | %.1f s | %.1f s | %.1f s | %.1f s | %.1f s | %.2f | %s | %.1f s | %.1f s "
+                     "| %.1f s | %.1f s | %.2f |" % (
+                         "staged" if r["staged"] else "staged = False", r["workers"], r["rep"], r["bazel_wall_s"],
+                         r["span_s"] or 0, r["simulated_s"], r["worker_span_s"] or 0, r["simulated_worker_s"],
+                         r["simulated_worker_s"] / r["worker_span_s"] if r["worker_span_s"] else 0,
+                         "%.1f s" % from_one if from_one is not None else "-", r["work_s"], r["worker_overhead_s"],
+                         r["queued_s"], r["longest_chain_s"], r["load_before"]))
+    for r in results:
+        lines += ["", "%s: per stage (queued = REAPI queued -> worker start; run = execution wall)" % r["name"], "",
+                  "| stage | actions | queued mean | queued max | run total |", "| --- | --- | --- | --- | --- |"]
+        for s in r["stages"]:
+            lines.append("| %s | %d | %.2f s | %.2f s | %.1f s |" % (
+                s["stage"], s["actions"], s["queued_mean_s"], s["queued_max_s"], s["run_s"]))
+        lines += ["", "longest chain: " + " -> ".join(r["longest_chain"])]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv):
+    if len(argv) > 1:
+        raise app.UsageError("unexpected arguments: %s" % " ".join(argv[1:]))
+    workspace = os.environ.get("BUILD_WORKSPACE_DIRECTORY") or os.getcwd()
+    if not os.path.exists(os.path.join(workspace, "MODULE.bazel")):
+        raise app.UsageError("run it with `bazel run` from the repository (no MODULE.bazel in %s)" % workspace)
+    workers = sorted({int(w) for w in FLAGS.workers})
+    cores = len(os.sched_getaffinity(0))
+    if workers[0] < 1 or workers[-1] > cores:
+        raise app.UsageError("--workers must be between 1 and this machine's %d cores (one core per bot)" % cores)
+    out = os.path.abspath(FLAGS.out)
+    os.makedirs(os.path.join(out, "logs"), exist_ok=True)
+    prefix, bgd = rbe_cluster.install(FLAGS.cache_dir)
+    cluster = rbe_cluster.Cluster(os.path.join(out, "cluster"), prefix, bgd)
+    runner = Runner(out, workspace)
+    results = []
+    try:
+        cluster.start()
+        variants = [(w, True) for w in workers] + ([(w, False) for w in workers] if FLAGS.unstaged else [])
+        for rep in range(FLAGS.reps):
+            for w, staged in (variants if rep % 2 == 0 else variants[::-1]):
+                results.append(_measure(runner, cluster, w, staged, rep))
+    finally:
+        cluster.stop()
+        runner.bazel("shutdown", check=False)
+    results.sort(key=lambda r: (not r["staged"], r["workers"], r["rep"]))
+    with open(os.path.join(out, "results.json"), "w") as f:
+        json.dump(results, f, indent=2, sort_keys=True)
+    text = _tables(results)
+    curves = [scaleout_lib.curve("staged" if staged else "staged=false",
+                                 cache_report_lib.read_log(next(r["log"] for r in results
+                                                                if r["staged"] == staged and r["workers"] == 1)))
+              for staged in ([True, False] if FLAGS.unstaged else [True]) if 1 in workers]
+    if curves:
+        text += "\nsimulated from the 1-worker logs:\n\n```\n" + scaleout_lib.format_curves(curves, "table") + "```\n"
+    with open(os.path.join(out, "results.md"), "w") as f:
+        f.write(text)
+    sys.stdout.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    app.run(main)

@@ -1,0 +1,23 @@
+"""One CUDA source compiled by one nvcc action (staged = False): the escape hatch and the benchmarks' baseline."""
+
+load("//cuda_rules/private:actions/compile.bzl", "compile_action")
+load("//cuda_rules/private:compile/source_in_stages.bzl", "source_base")
+
+visibility(["//cuda_rules/..."])
+
+def compile_source_in_one_action(ctx, t, c, src):
+    """Registers one CudaCompile action for `src`.
+
+    Args:
+      ctx: the rule context.
+      t: the target context (target.bzl's target_context).
+      c: the compile of the target's sources (target.bzl's compile_cu).
+      src: File, the CUDA source (.cu, or C++ compiled with -x cu).
+
+    Returns:
+      File, the object.
+    """
+    stem = src.basename.rpartition(".")[0]
+    obj = ctx.actions.declare_file("{}{}.o".format(source_base(ctx, src, c.variant), stem))
+    compile_action(ctx.actions, t, c, src, obj)
+    return obj

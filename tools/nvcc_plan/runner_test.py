@@ -1,0 +1,510 @@
+"""`nvcc_plan --run` (runner.py) with the hermetic toolkit's real nvcc.
+
+  - its PTX and cubins equal `nvcc --keep`'s modulo the module id, and its
+    object equals nvcc's but for the name of the host compile's input file;
+  - two runs from two directories (sources of different mtimes, -lineinfo)
+    give byte-identical objects;
+  - given a cuda_library target's recorded nvcc arguments in a directory laid
+    out like the execroot, it writes the rules' scripts and module id and
+    builds the rules' PTX, cubins, fatbinary and object, byte for byte;
+  - a failing stage's exit status and message come back, naming the stage;
+  - --table has one CSV row per stage, -j bounds how many run at once, the
+    graph holds every dependency and no stage starts before its inputs;
+  - the command line works as a plain script without bazel-runfiles.
+"""
+
+import csv
+import glob
+import io
+import json
+import os
+import re
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import unittest
+
+from runfiles import runfiles
+
+from tools.fatbin import fatbin_lib
+from tools.nvcc_plan import dryrun
+from tools.nvcc_plan import layout as layout_lib
+from tools.nvcc_plan import runner
+
+_FIXTURE = "tools/nvcc_plan/_cuda/runner_fixture/testdata/run/axpy-kernel"
+_GENCODE = ["-gencode=arch=compute_80,code=[sm_80]", "-gencode=arch=compute_90,code=[sm_90,compute_90]"]
+
+
+def _runfiles_root():
+    marker = runfiles.Create().Rlocation("rules_cuda_stages/tools/nvcc_plan/runner_test.py")
+    return os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(marker))))
+
+
+def _read(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def _elf(path):
+    """{section name: bytes} and the symbols [(name, info, other, shndx, value, size)] of an ELF64 object."""
+    elf = _elf_full(path)
+    return elf["sections"], [(s["name"], s["info"], s["other"], s["shndx"], s["value"], s["size"]) for s in elf["symbols"]]
+
+
+def _group_members(elf, content):
+    names = elf["section_names"]
+    flags = struct.unpack_from("<I", content, 0)[0]
+    members = [names[i] for i in struct.unpack_from("<%dI" % (len(content) // 4 - 1), content, 4)]
+    return flags, sorted(members)
+
+
+def _elf_full(path):
+    """An ELF64 relocatable object's sections, symbols (with their section's name) and relocations (by name)."""
+    data = _read(path)
+    (shoff,) = struct.unpack_from("<Q", data, 0x28)
+    entsize, count, names = struct.unpack_from("<HHH", data, 0x3A)
+    headers = [struct.unpack_from("<IIQQQQIIQQ", data, shoff + i * entsize) for i in range(count)]
+
+    def string(table, offset):
+        start = headers[table][4] + offset
+        return data[start : data.index(b"\0", start)].decode()
+
+    section_names = [string(names, h[0]) for h in headers]
+    sections, symbols, relocations = {}, [], {}
+    symtab = None
+    for i, h in enumerate(headers):
+        kind, offset, size = h[1], h[4], h[5]
+        sections[section_names[i]] = b"" if kind == 8 else data[offset : offset + size]  # 8: NOBITS
+        if kind == 2:  # SYMTAB: its names are in the section its sh_link names
+            symtab = i
+            for j in range(size // 24):
+                st_name, info, other, shndx, value, sym_size = struct.unpack_from("<IBBHQQ", data, offset + j * 24)
+                symbols.append({
+                    "name": string(h[6], st_name), "info": info, "other": other, "shndx": shndx, "value": value,
+                    "size": sym_size, "section": section_names[shndx] if 0 < shndx < len(headers) else shndx,
+                })
+    for i, h in enumerate(headers):
+        if h[1] == 4:  # RELA: applies to section sh_info, symbols of sh_link
+            assert h[6] == symtab
+            entries = []
+            for j in range(h[5] // 24):
+                r_offset, r_info, r_addend = struct.unpack_from("<QQq", data, h[4] + j * 24)
+                sym = symbols[r_info >> 32]
+                # A section symbol's relocation names the section.
+                target = sym["section"] if (sym["info"] & 0xF) == 3 else sym["name"]
+                entries.append((r_offset, r_info & 0xFFFFFFFF, target, r_addend))
+            relocations[section_names[h[7]]] = sorted(entries)
+    return {"sections": sections, "symbols": symbols, "relocations": relocations, "section_names": section_names}
+
+
+class CheckArgsTest(unittest.TestCase):
+    def test_threads_are_dropped(self):
+        args, notes = runner.check_nvcc_args(["-c", "k.cu", "-t", "4", "--threads=2", "-t8", "-o", "k.o"])
+        self.assertEqual(args, ["-c", "k.cu", "-o", "k.o"])
+        self.assertEqual(len(notes), 3)
+        self.assertIn("dropped `-t 4`", notes[0])
+
+    def test_modes_other_than_one_compile_are_refused(self):
+        for extra in (["-dc"], ["-dlink"],
+                      ["-E"], ["-ptx"], ["-cubin"], ["-MD"], ["--keep"], ["-lib"], ["--dryrun"]):
+            with self.subTest(extra=extra):
+                with self.assertRaisesRegex(runner.RunError, "use plain nvcc") as e:
+                    runner.check_nvcc_args(["-c", "k.cu"] + extra)
+                self.assertIn(extra[0], str(e.exception))
+
+    def test_values_of_other_tools_are_not_nvcc_options(self):
+        args = ["-c", "k.cu", "-rdc=false", "-Xcompiler", "-MD", "-Xcompiler=-E", "-Xptxas", "-v"]
+        self.assertEqual(runner.check_nvcc_args(args), (args, []))
+
+    def test_a_compile_is_required(self):
+        with self.assertRaisesRegex(runner.RunError, "no -c"):
+            runner.check_nvcc_args(["k.cu", "-o", "k"])
+
+
+class RunnerTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.root = _runfiles_root()
+        cls.fixture = os.path.join(cls.root, "_main", _FIXTURE)
+        cls.layout = layout_lib.load(os.path.join(cls.fixture, "plan", "layout.json"))
+        with open(os.path.join(cls.fixture, "plan", "nvcc_args.json")) as f:
+            cls.nvcc_args = json.load(f)
+        cls.toolkit_repo = os.path.basename(cls.layout.toolkit_root)
+        cls.nvcc = os.path.join(cls.root, cls.toolkit_repo, "bin", "nvcc")
+        # The C++ toolchain's compiler, which this toolkit accepts (the host's may be too new).
+        cls.ccbin = ["-ccbin", cls.nvcc_args[cls.nvcc_args.index("-ccbin") + 1]]
+        cls.sources = {
+            "axpy-kernel.cu": os.path.join(cls.root, "_main/tools/nvcc_plan/testdata/run/axpy-kernel.cu"),
+            "plain_kernel.cu": os.path.join(cls.root, "_main/tests/fidelity/srcs/plain_kernel.cu"),
+            "broken_sm90.cu": os.path.join(cls.root, "_main/tools/nvcc_plan/testdata/run/broken_sm90.cu"),
+        }
+
+    def _dir(self, *sources):
+        d = tempfile.mkdtemp(dir=os.environ.get("TEST_TMPDIR"))
+        for name in sources:
+            shutil.copy(self.sources[name], os.path.join(d, name))
+        return d
+
+    def _run(self, args, cwd, **kwargs):
+        out, err = io.StringIO(), io.StringIO()
+        kwargs.setdefault("nvcc", self.nvcc)
+        rc = runner.run(args, cwd=cwd, stdout=out, stderr=err, **kwargs)
+        return rc, out.getvalue(), err.getvalue()
+
+    def _run_ok(self, args, cwd, **kwargs):
+        rc, out, err = self._run(args, cwd, **kwargs)
+        self.assertEqual(rc, 0, err)
+        return out, err
+
+    # (a) ---------------------------------------------------------------------
+
+    def _against_nvcc_keep(self, name, fatbin_bytes_equal):
+        stem = name.rpartition(".")[0]
+        d = self._dir(name)
+        args = self.ccbin + _GENCODE + ["-c", name, "-o", stem + ".o"]
+        self._run_ok(args, d, keep_dir="keep")
+        ref_args = self.ccbin + _GENCODE + ["-c", name, "-o", "ref/%s.o" % stem, "--keep", "--keep-dir", "ref"]
+        os.makedirs(os.path.join(d, "ref"))
+        subprocess.run([self.nvcc] + ref_args, cwd=d, check=True, capture_output=True)
+        plan = dryrun.plan_from_text(dryrun.run_dryrun(self.nvcc, ref_args, cwd=d))
+        ours_id = _read(os.path.join(d, "keep", stem + ".module_id"))
+        theirs_id = _read(glob.glob(os.path.join(d, "ref", "*.module_id"))[0])
+        self.assertEqual(len(ours_id), len(theirs_id), (ours_id, theirs_id))
+        self.assertEqual(ours_id, b"_00000000_%d_%s_%08x" % (len(name), re.sub(rb"[^A-Za-z0-9]", b"_", name.encode()), _hash(name)))
+
+        def ours(path):
+            return _read(os.path.join(d, path)).replace(ours_id, theirs_id)
+
+        pairs = []
+        for cicc in plan.by_kind("cicc"):
+            pairs.append(("keep/%s/%s.ptx" % (cicc.arch, stem), dryrun.value_after(cicc.argv, "-o")))
+        for ptxas in plan.by_kind("ptxas"):
+            pairs.append(("keep/%s/%s/%s.cubin" % (ptxas.virtual_arch, ptxas.arch, stem), ptxas.outputs[0]))
+        self.assertEqual(len(pairs), 4)
+        for mine, theirs in pairs:
+            with self.subTest(file=mine):
+                self.assertEqual(ours(mine), _read(os.path.join(d, theirs)))
+
+        self._check_object_against_nvcc(
+            os.path.join(d, stem + ".o"), os.path.join(d, "ref", stem + ".o"), ours_id, theirs_id,
+            {stem + ".cudafe1.cpp": os.path.basename(plan.by_kind("host_compile")[0].inputs[0])},
+        )
+        sections = _elf(os.path.join(d, stem + ".o"))[0]
+        ref_sections = _elf(os.path.join(d, "ref", stem + ".o"))[0]
+        # The embedded fatbinary is the fatbinary stage's output and holds both cubins and the PTX.
+        self.assertEqual(sections[".nv_fatbin"], _read(os.path.join(d, "keep", stem + ".fatbin")))
+        self.assertEqual(
+            sorted(i.name + ":" + i.kind for i in fatbin_lib.read_images(_read(os.path.join(d, stem + ".o")))),
+            ["compute_90:ptx", "sm_80:elf", "sm_90:elf"],
+        )
+        if fatbin_bytes_equal:
+            self.assertEqual(sections[".nv_fatbin"], ref_sections[".nv_fatbin"])
+        return ours_id, pairs, d
+
+    def test_a_ptx_and_cubins_equal_nvcc_keep_modulo_module_id(self):
+        # fatbinary compresses the PTX it embeds: the ids cannot be swapped inside the fatbinary.
+        ours_id, pairs, d = self._against_nvcc_keep("axpy-kernel.cu", fatbin_bytes_equal=False)
+        # Not vacuous: the id is in the device code (the anonymous namespace's variable).
+        self.assertIn(ours_id, _read(os.path.join(d, pairs[0][0])))
+
+    def test_a_fatbinary_equals_nvcc_keep_without_module_id_in_device_code(self):
+        ours_id, pairs, d = self._against_nvcc_keep("plain_kernel.cu", fatbin_bytes_equal=True)
+        self.assertNotIn(ours_id, _read(os.path.join(d, pairs[0][0])))
+
+    def test_a_relocatable_and_lto_code(self):
+        # -rdc=true: a relocatable cubin for sm_80 (equal to nvcc's modulo the
+        # module id) and NVVM IR for lto_90 (compressed, so the id cannot be
+        # swapped in it: checked reproducible and device-linkable instead).
+        name, stem = "plain_kernel.cu", "plain_kernel"
+        gencode = ["-rdc=true", "-gencode", "arch=compute_80,code=sm_80", "-gencode", "arch=compute_90,code=lto_90"]
+        d = self._dir(name)
+        self._run_ok(self.ccbin + gencode + ["-c", name, "-o", stem + ".o"], d, keep_dir="keep")
+        ref_args = self.ccbin + gencode + ["-c", name, "-o", "ref/%s.o" % stem, "--keep", "--keep-dir", "ref"]
+        os.makedirs(os.path.join(d, "ref"))
+        subprocess.run([self.nvcc] + ref_args, cwd=d, check=True, capture_output=True)
+        ours_id = _read(os.path.join(d, "keep", stem + ".module_id"))
+        theirs_id = _read(glob.glob(os.path.join(d, "ref", "*.module_id"))[0])
+        cubin = "keep/compute_80/sm_80/%s.cubin" % stem
+        self.assertEqual(
+            _read(os.path.join(d, cubin)).replace(ours_id, theirs_id),
+            _read(glob.glob(os.path.join(d, "ref", "*compute_80.cubin"))[0]),
+        )
+        other = self._dir(name)
+        self._run_ok(self.ccbin + gencode + ["-c", name, "-o", stem + ".o"], other, keep_dir="keep")
+        ltoir = "keep/compute_90/%s.ltoir" % stem
+        self.assertEqual(_read(os.path.join(d, ltoir)), _read(os.path.join(other, ltoir)))
+        self.assertEqual(_read(os.path.join(d, stem + ".o")), _read(os.path.join(other, stem + ".o")))
+        link = subprocess.run(
+            [self.nvcc] + self.ccbin + ["-dlink", "-dlto", "-gencode", "arch=compute_80,code=sm_80",
+                                        "-gencode", "arch=compute_90,code=sm_90", stem + ".o", "-o", "dlink.o"],
+            cwd=d, capture_output=True, text=True)
+        self.assertEqual(link.returncode, 0, link.stderr)
+
+    def _check_object_against_nvcc(self, ours_path, ref_path, ours_id, theirs_id, file_names):
+        """The source's object against nvcc's: the same code, data, symbols and relocations but for how the
+        fatbinary's wrapper is named (docs/cuda_library.md, "The host object").
+
+        nvcc's object defines the wrapper as a static (`__fatDeviceText`) and refers
+        to it by its section; ours is the host compile's object linked (ld -r)
+        with fatbinary's own, and the host code refers to the wrapper by a hidden
+        symbol named from the module id, which the fatbinary's object defines as
+        an alias of the static. ld -r merges the two objects' .comment sections.
+        """
+        ours, ref = _elf_full(ours_path), _elf_full(ref_path)
+        wrapper = "__nv_fatbin" + ours_id.decode()
+
+        def swap(b):
+            return b.replace(ours_id, theirs_id)
+
+        self.assertEqual(sorted(ours["sections"]), sorted(ref["sections"]))
+        for name, content in ours["sections"].items():
+            # The symbol and string tables and relocations: compared by name below. The fatbinary: by the caller
+            # (compressed PTX in it may hold the module id).
+            if name in (".symtab", ".strtab", ".shstrtab", ".nv_fatbin") or name.startswith(".rela"):
+                continue
+            with self.subTest(section=name):
+                if name == ".comment":  # compiler identification strings, once per compiled file
+                    self.assertEqual(set(content.split(b"\0")), set(ref["sections"][name].split(b"\0")))
+                elif name == ".group":  # a COMDAT group: its flags, then its members by section index
+                    self.assertEqual(_group_members(ours, content), _group_members(ref, ref["sections"][name]))
+                else:
+                    self.assertEqual(swap(content), ref["sections"][name])
+
+        def named(elf, renames):
+            out = set()
+            for sym in elf["symbols"]:
+                if (sym["info"] & 0xF) == 3:  # section symbols: bookkeeping of the object's sections
+                    continue
+                name = renames.get(sym["name"], sym["name"].replace(ours_id.decode(), theirs_id.decode()))
+                # nvcc compiles the wrapper in C++ (the static's name mangled), the fatbinary's object in C.
+                name = {"_ZL15__fatDeviceText": "__fatDeviceText"}.get(name, name)
+                out.add((name, sym["info"], sym["other"], sym["section"], sym["value"], sym["size"]))
+            return out
+
+        our_symbols = named(ours, file_names)
+        self.assertIn((wrapper.replace(ours_id.decode(), theirs_id.decode()), 0x11, 2, ".nvFatBinSegment", 0, 24), our_symbols,
+                      "the wrapper's alias: a global, hidden object")
+        our_symbols = {s for s in our_symbols if not s[0].startswith("__nv_fatbin")}
+        # ld -r keeps one file symbol per input; the fatbinary's object was compiled from stdin.
+        self.assertIn(("<stdin>", 4, 0, 65521, 0, 0), our_symbols)
+        our_symbols.discard(("<stdin>", 4, 0, 65521, 0, 0))
+        self.assertEqual(our_symbols, named(ref, {}))
+
+        wrapper_in_ref = wrapper.replace(ours_id.decode(), theirs_id.decode())
+        for section, entries in ours["relocations"].items():
+            with self.subTest(relocations=section):
+                ours_named = sorted(
+                    (off, kind, ".nvFatBinSegment" if target == wrapper else target.replace(ours_id.decode(), theirs_id.decode()), add)
+                    for off, kind, target, add in entries
+                )
+                theirs = [(off, kind, ".nvFatBinSegment" if t in ("__fatDeviceText", wrapper_in_ref) else t, add)
+                          for off, kind, t, add in ref["relocations"].get(section, [])]
+                self.assertEqual(ours_named, sorted(theirs))
+        self.assertEqual(sorted(ours["relocations"]), sorted(ref["relocations"]))
+
+    # (b) ---------------------------------------------------------------------
+
+    def test_b_same_object_from_two_directories(self):
+        one = self._dir("axpy-kernel.cu")
+        two = os.path.join(self._dir(), "deeper", "checkout")
+        os.makedirs(two)
+        shutil.copy(self.sources["axpy-kernel.cu"], two)
+        os.utime(os.path.join(two, "axpy-kernel.cu"), (1e9, 1e9))  # ptxas must not see the source's mtime
+        # -lineinfo: source paths and the working directory reach the PTX.
+        args = self.ccbin + _GENCODE + ["-lineinfo", "-c", "axpy-kernel.cu", "-o", "k.o"]
+        self._run_ok(args, one)
+        self._run_ok(args, two, keep_dir="stages", jobs=1)
+        self.assertEqual(_read(os.path.join(one, "k.o")), _read(os.path.join(two, "k.o")))
+        self.assertIn(b'"/proc/self/cwd/axpy-kernel.cu"', _read(os.path.join(two, "stages/compute_80/axpy-kernel.ptx")))
+
+    # (c) ---------------------------------------------------------------------
+
+    def _scratch_execroot(self):
+        """A directory laid out like the execroot: the workspace's files, external/<repo>, a writable bazel-out."""
+        d = tempfile.mkdtemp(prefix="execroot.", dir=os.environ.get("TEST_TMPDIR"))
+        os.makedirs(os.path.join(d, "external"))
+        for entry in os.listdir(self.root):
+            if entry == "_main":
+                for top in os.listdir(os.path.join(self.root, "_main")):
+                    if top not in ("external", "bazel-out"):
+                        os.symlink(os.path.join(self.root, "_main", top), os.path.join(d, top))
+            elif os.path.isdir(os.path.join(self.root, entry)):
+                os.symlink(os.path.join(self.root, entry), os.path.join(d, "external", entry))
+        return d
+
+    def test_c_outputs_equal_the_staged_rules(self):
+        execroot = self._scratch_execroot()
+        keep = os.path.dirname(self.layout.module_id_file)  # bazel-out/<cfg>/bin/<package>/_cuda/<target>/<source>
+        label = self.layout.label
+        self.assertTrue(label.startswith("@@//"), label)
+        _, err = self._run_ok(
+            self.nvcc_args,
+            execroot,
+            nvcc="/proc/self/cwd/external/%s/bin/nvcc" % self.toolkit_repo,  # as the CudaPlan action runs it
+            keep_dir=keep,
+            module_id_label=label[2:],
+            # The fixture's archs are a subset of the shipped set: its stages have the shipped set's list.
+            arch_list=self.layout.pinned_arch_list,
+            # Its C++ toolchain's flags reach its device preprocess as the device ones only.
+            toolchain_flags=(self.layout.host_toolchain_flags, self.layout.device_toolchain_flags),
+        )
+        self.assertEqual(err, "")
+        self.assertEqual(self.layout.pinned_arch_list, "750,800,860,900")
+
+        def staged(path):  # bazel-out/<cfg>/bin/<short path> -> the runfile
+            return _read(os.path.join(self.root, "_main", path.split("/", 3)[3]))
+
+        compared = []
+
+        def check(path):
+            with self.subTest(file=path):
+                self.assertEqual(_read(os.path.join(execroot, path)), staged(path))
+            compared.append(path)
+
+        check(self.layout.module_id_file)
+        check(self.layout.nvcc_args_file)
+        check(self.layout.files["fatbin_decl"])
+        for script in self.layout.scripts.values():
+            check(script)
+        files = self.layout.files
+        for key in sorted(files):
+            if key.startswith(("ptx/", "cubin/")) or key in ("fatbin", "obj"):
+                check(files[key])
+        # CudaPlan's 3 files and 11 scripts, 2 PTX, 2 cubins, the fatbinary and the object.
+        self.assertEqual(len(compared), 3 + 11 + 2 + 2 + 2)
+        # -lineinfo: the cubins would record the sources' times had ptxas seen them.
+        self.assertIn("-lineinfo", self.nvcc_args)
+        # The toolchain's host-only flags are in the host stages, not in the device preprocess.
+        self.assertIn("-Xcompiler=-Wall", self.nvcc_args)
+        self.assertIn(" -Wall ", _read(os.path.join(execroot, self.layout.scripts["host_compile"])).decode())
+        for arch in self.layout.virtual_archs:
+            self.assertNotIn(" -Wall ", _read(os.path.join(execroot, self.layout.scripts["device_preprocess/" + arch])).decode())
+
+    # (d) ---------------------------------------------------------------------
+
+    def test_d_failing_stage_propagates_status_and_message(self):
+        d = self._dir("broken_sm90.cu")
+        args = self.ccbin + _GENCODE + ["-c", "broken_sm90.cu", "-o", "broken.o"]
+        rc, _, err = self._run(args, d)
+        nvcc = subprocess.run([self.nvcc] + args[:-1] + ["nvcc.o"], cwd=d, capture_output=True, text=True)
+        self.assertNotEqual(rc, 0)
+        self.assertEqual(rc, nvcc.returncode)
+        self.assertIn('#error "runner test: no sm_90 here"', err)
+        self.assertIn("stage device_preprocess/compute_90 (CudaDevicePreprocess) failed with exit code %d" % rc, err)
+        self.assertFalse(os.path.exists(os.path.join(d, "broken.o")))
+
+    def test_d_exit_status_is_the_stages_own(self):
+        d = self._dir("plain_kernel.cu")
+        args = self.ccbin + ["-arch=sm_80", "-Xptxas=--no-such-option", "-c", "plain_kernel.cu", "-o", "k.o"]
+        rc, _, err = self._run(args, d)
+        ptxas = subprocess.run(
+            [os.path.join(os.path.dirname(self.nvcc), "ptxas"), "--no-such-option"], capture_output=True
+        )
+        self.assertNotIn(ptxas.returncode, (0, 1))  # a status other than 1, so passing it on is visible
+        self.assertEqual(rc, ptxas.returncode, err)
+        self.assertRegex(err, r"stage ptxas/compute_80/sm_80 \(CudaPtxas\) failed with exit code %d" % rc)
+
+    def test_d_several_sources_are_refused(self):
+        d = self._dir("plain_kernel.cu", "axpy-kernel.cu")
+        rc, _, err = self._run(self.ccbin + ["-arch=sm_80", "-c", "plain_kernel.cu", "axpy-kernel.cu"], d)
+        self.assertEqual(rc, 1)
+        self.assertIn("compiles 2 CUDA sources", err)
+        self.assertIn("use plain nvcc", err)
+
+    # (e) ---------------------------------------------------------------------
+
+    def _table_run(self, jobs):
+        d = self._dir("axpy-kernel.cu")
+        args = self.ccbin + _GENCODE + ["-c", "axpy-kernel.cu", "-o", "k.o"]
+        out, err = self._run_ok(args, d, jobs=jobs, table="-", graph="graph.dot")
+        rows = list(csv.DictReader(io.StringIO(out)))
+        with open(os.path.join(d, "graph.dot")) as f:
+            dot = f.read()
+        return rows, err, dot
+
+    def test_e_table_has_one_row_per_stage(self):
+        rows, err, dot = self._table_run(jobs=2)
+        self.assertEqual(list(rows[0]), runner.TABLE_COLUMNS)
+        self.assertEqual(
+            sorted(r["stage"] for r in rows),
+            sorted([
+                "plan", "host_preprocess", "frontend", "fatbinary", "host_compile", "embed_fatbin",
+                "device_preprocess/compute_80", "device_preprocess/compute_90", "cicc/compute_80", "cicc/compute_90",
+                "ptxas/compute_80/sm_80", "ptxas/compute_90/sm_90",
+            ]),
+        )
+        for r in rows:
+            start, end, wall, cpu = (float(r[c]) for c in ("start_s", "end_s", "wall_s", "cpu_s"))
+            self.assertLessEqual(start, end)
+            self.assertAlmostEqual(wall, end - start, delta=0.0015)
+            self.assertGreaterEqual(cpu, 0.0)
+            self.assertTrue(r["mnemonic"].startswith("Cuda"), r)
+        by_stage = {r["stage"]: r for r in rows}
+        self.assertEqual(by_stage["ptxas/compute_80/sm_80"]["arch"], "sm_80")
+        self.assertEqual(by_stage["cicc/compute_90"]["mnemonic"], "CudaCicc")
+        self.assertGreater(sum(float(r["cpu_s"]) for r in rows if r["stage"].startswith("cicc/")), 0.0)
+        self.assertRegex(err, r"nvcc_plan: 12 stages, -j 2: wall [0-9.]+ s, CPU [0-9.]+ s .*critical path [0-9.]+ s: plan -> ")
+        # The graph: every stage, every dependency; no stage starts before what it reads is written.
+        self.assertEqual(sorted(re.findall(r'^  "([^"]+)" \[label=', dot, re.M)), sorted(by_stage))
+        edges = re.findall(r'^  "([^"]+)" -> "([^"]+)"', dot, re.M)
+        # host_preprocess, frontend, per virtual arch device preprocess + cicc, per real arch ptxas,
+        # fatbinary (2 cubins + the compute_90 PTX), host compile (frontend, stub of cicc: no device code),
+        # the object (host compile, fatbinary).
+        self.assertEqual(len(edges), 1 + 1 + 2 * 2 + 2 + 3 + 2 + 2)
+        self.assertIn(("frontend", "host_compile"), edges)
+        self.assertNotIn(("fatbinary", "host_compile"), edges)
+        for a, b in edges:
+            self.assertLessEqual(float(by_stage[a]["end_s"]), float(by_stage[b]["start_s"]), (a, b))
+        self.assertIn('"host_compile" [label="CudaHostCompile\\n', dot)
+
+    def test_e_jobs_bound_concurrency(self):
+        for jobs in (1, 3):
+            rows, _, _ = self._table_run(jobs=jobs)
+            events = sorted([(float(r["start_s"]), 1) for r in rows] + [(float(r["end_s"]), -1) for r in rows])
+            running, most = 0, 0
+            for _, step in events:  # an end sorts before a start at the same time
+                running += step
+                most = max(most, running)
+            with self.subTest(jobs=jobs):
+                self.assertLessEqual(most, jobs)
+                if jobs > 1:
+                    self.assertGreater(most, 1)  # it did run stages in parallel
+
+    # The command line, as on a machine without Bazel -------------------------
+
+    def test_command_line_without_bazel_runfiles(self):
+        d = self._dir("axpy-kernel.cu")
+        script = os.path.join(self.root, "_main/tools/nvcc_plan/nvcc_plan.py")
+        import absl  # pylint: disable=g-import-not-at-top
+
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("RUNFILES", "PYTHON", "BUILD_"))}
+        env["PYTHONPATH"] = os.path.dirname(os.path.dirname(absl.__file__))  # absl-py, nothing else
+        code = (
+            "import runpy, sys; sys.modules['runfiles'] = None; "  # `import runfiles` fails, as without it installed
+            "sys.argv = sys.argv[1:]; runpy.run_path(sys.argv[0], run_name='__main__')"
+        )
+        argv = [script, "--run", "-j", "2", "--table", "--nvcc=" + self.nvcc, "--"]
+        argv += self.ccbin + _GENCODE + ["-t", "2", "-c", "axpy-kernel.cu", "-o", "k.o"]
+        proc = subprocess.run([sys.executable, "-c", code] + argv, cwd=d, env=env, capture_output=True, text=True)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertIn("dropped `-t 2`", proc.stderr)
+        self.assertIn("-j 2", proc.stderr)
+        self.assertEqual(len(list(csv.DictReader(io.StringIO(proc.stdout)))), 12)
+        self.assertEqual(
+            sorted(i.name for i in fatbin_lib.read_images(_read(os.path.join(d, "k.o")))),
+            ["compute_90", "sm_80", "sm_90"],
+        )
+        self.assertFalse(glob.glob(os.path.join(d, "*.ii")) + glob.glob(os.path.join(d, "*.cubin")))
+
+
+def _hash(text):
+    value = 0
+    for b in text.encode():
+        value = (value * 31 + b) & 0xFFFFFFFF
+    return value
+
+
+if __name__ == "__main__":
+    unittest.main()
