@@ -23,6 +23,7 @@ import shutil
 import subprocess
 import unittest
 
+from tests.e2e import checkout_lib
 from tests.e2e.checkout_lib import Checkout, offline_flags
 
 TARGETS = ["@rules_cuda_stages_examples//...", "//tests/cc_toolchain:kernel"]
@@ -121,4 +122,4 @@ class CompileCommandsTest(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    unittest.main()
+    checkout_lib.main()

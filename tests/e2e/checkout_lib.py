@@ -7,12 +7,52 @@ own output base, so two of them stand for two machines (CI, a developer).
 import hashlib
 import os
 import shutil
+import stat
 import subprocess
+import sys
+import unittest
 
 from runfiles import runfiles
 
 CUDA_OUTPUT_SUFFIXES = (".ii", ".cpp", ".ptx", ".ltoir", ".cubin", ".fatbin", ".c", ".o", ".module_id", ".sh")
 TOOLKIT = os.environ.get("CUDA_TOOLKIT", "13.0")
+
+
+def main():
+    """unittest.main(), then this test's nested workspaces removed.
+
+    Each nested build leaves an output base of 0.3-1 GB under TEST_TMPDIR,
+    which Bazel keeps until the test runs again; a suite of these tests would
+    hold ~9 GB of them after a CI run. The tests shut their Bazel servers down
+    in tearDownClass; this removes what is left. Run with
+    --test_env=KEEP_TEST_TMPDIR=1 to keep them for a look after a failure.
+    """
+    program = unittest.main(exit=False)
+    if not os.environ.get("KEEP_TEST_TMPDIR"):
+        remove_tree_contents(os.environ["TEST_TMPDIR"])
+    sys.exit(0 if program.result.wasSuccessful() else 1)
+
+
+def remove_tree_contents(root):
+    """Deletes everything under root, Bazel's read-only outputs included."""
+
+    def writable_then_retry(function, path, _):
+        os.chmod(os.path.dirname(path), stat.S_IRWXU)
+        if os.path.isdir(path) and not os.path.islink(path):
+            os.chmod(path, stat.S_IRWXU)
+        function(path)
+
+    for name in os.listdir(root):
+        path = os.path.join(root, name)
+        if os.path.isdir(path) and not os.path.islink(path):
+            for parent, dirs, _ in os.walk(path):
+                for d in dirs:
+                    full = os.path.join(parent, d)
+                    if not os.path.islink(full):
+                        os.chmod(full, stat.S_IRWXU)
+            shutil.rmtree(path, onerror=writable_then_retry)
+        else:
+            os.unlink(path)
 
 
 def _source_workspace():

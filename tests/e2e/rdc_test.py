@@ -24,6 +24,7 @@
 import os
 import unittest
 
+from tests.e2e import checkout_lib
 from tests.e2e.checkout_lib import Checkout
 from tools.cache_report import cache_report_lib
 
@@ -148,4 +149,4 @@ class RdcTest(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    unittest.main()
+    checkout_lib.main()

@@ -36,6 +36,7 @@ import subprocess
 import sys
 import unittest
 
+from tests.e2e import checkout_lib
 from tests.e2e.checkout_lib import TOOLKIT, Checkout
 from tools.cache_report import cache_report_lib
 
@@ -336,4 +337,4 @@ class ReuseTest(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    unittest.main()
+    checkout_lib.main()

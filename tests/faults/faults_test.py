@@ -38,6 +38,7 @@ import signal
 import time
 import unittest
 
+from tests.e2e import checkout_lib
 from tests.e2e.checkout_lib import Checkout
 from tests.faults import fault_table
 from tests.faults.fault_table import NONZERO
@@ -511,4 +512,4 @@ class FaultsTest(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    unittest.main()
+    checkout_lib.main()

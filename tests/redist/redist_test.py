@@ -29,6 +29,7 @@ import threading
 import unittest
 
 import lock  # tools/cuda_wheels/lock.py: the wheels tables
+from tests.e2e import checkout_lib
 from tests.e2e.checkout_lib import Checkout
 from tests.redist import mirror_lib
 
@@ -202,4 +203,4 @@ class RedistTest(unittest.TestCase):
 
 if __name__ == "__main__":
     sys.argv = [sys.argv[0], "-v"] + sys.argv[1:]
-    unittest.main()
+    checkout_lib.main()

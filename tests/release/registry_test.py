@@ -217,4 +217,4 @@ class RegistryTest(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    unittest.main()
+    checkout_lib.main()

@@ -26,6 +26,7 @@ import sys
 import time
 import unittest
 
+from tests.e2e import checkout_lib
 from tests.e2e.checkout_lib import Checkout
 from tests.remote import reapi
 from tools.cache_report import cache_report_lib
@@ -223,4 +224,4 @@ class RemoteTest(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    unittest.main()
+    checkout_lib.main()

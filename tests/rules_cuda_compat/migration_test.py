@@ -112,4 +112,4 @@ class MigrationTest(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    unittest.main()
+    checkout_lib.main()
