@@ -20,7 +20,6 @@ load(
     "REAL",
     "SAME",
     "SOURCE",
-    "STUB_ARCH",
     "VIRTUAL",
 )
 
@@ -146,10 +145,6 @@ def declare_link_files(actions, *, table, base, name, link_archs):
         directory = _directory(nvcc_args, output_path([o for o in table.plan_outputs if o.key == "nvcc_args"][0], {}, name = name)),
     )
 
-def stub_arch(archs):
-    """The virtual arch whose cicc writes the registration stub the host compile includes: nvcc's, the last."""
-    return archs.virtuals[-1].virtual
-
 def instance_arch(inst):
     """The arch an instance is for, as its progress message names it: real, else link arch, else virtual ("" for none)."""
     return inst.get("real") or inst.get("arch") or inst.get("virtual") or ""
@@ -199,8 +194,6 @@ def read_keys(stage, inst, unit):
             found = _scope_instances(scope, unit.archs, unit.link_archs)
         elif selector == EMBEDDED:
             found = [{"virtual": v.virtual} for v in unit.archs.virtuals if v.ptx or v.lto]
-        elif selector == STUB_ARCH:
-            found = [{"virtual": stub_arch(unit.archs)}]
         elif selector == LAST:
             found = [{"arch": unit.link_archs[-1]}]
         else:

@@ -17,7 +17,6 @@ LINK_ARCH = "link_arch"
 SAME = "same"
 ALL = "all"
 EMBEDDED = "embedded"
-STUB_ARCH = "stub_arch"
 LAST = "last"
 
 PLAN_MNEMONIC = "CudaPlan"
@@ -74,6 +73,23 @@ FRONTEND = struct(
     doc = "cudafe++: the host code with device code replaced by launch stubs",
 )
 
+REGISTRATION_STUB = struct(
+    kind = "registration_stub",
+    mnemonic = "CudaRegistrationStub",
+    scope = "source",
+    outputs = [
+        struct(key = "stub", pattern = "host/{stem}.cudafe1.stub.c", lto_pattern = ""),
+    ],
+    reads = [("module_id", "same")],
+    source = True,
+    host_compiler = True,
+    toolkit = ["cicc_files"],
+    device = False,
+    exec_group = "",
+    progress = "Writing the registration stub of %{label} (cicc front end): %{output}",
+    doc = "the registration stub the host compile includes: the device preprocess of one fixed arch and cicc's front end alone (no code generation), so the host compile waits for no optimizing cicc and its key holds no arch",
+)
+
 DEVICE_PREPROCESS = struct(
     kind = "device_preprocess",
     mnemonic = "CudaDevicePreprocess",
@@ -108,7 +124,7 @@ CICC = struct(
     device = True,
     exec_group = "cicc",
     progress = "Compiling device code for {arch} (cicc): %{output}",
-    doc = "device code to PTX (or NVVM IR for an LTO arch), and the registration stub the host compile includes",
+    doc = "device code to PTX (or NVVM IR for an LTO arch); the stub it writes too (nvcc's host compile includes the last arch's) is read by nothing here",
 )
 
 PTXAS = struct(
@@ -153,7 +169,7 @@ HOST_COMPILE = struct(
     outputs = [
         struct(key = "host_obj", pattern = "{stem}.host.o", lto_pattern = ""),
     ],
-    reads = [("cudafe1_cpp", "same"), ("cicc_stub", "stub_arch"), ("fatbin_decl", "same")],
+    reads = [("cudafe1_cpp", "same"), ("stub", "same"), ("fatbin_decl", "same")],
     source = False,
     host_compiler = True,
     toolkit = ["host_compile_headers", "nvcc_files"],
@@ -183,6 +199,7 @@ EMBED_FATBIN = struct(
 COMPILE_STAGES = [
     HOST_PREPROCESS,
     FRONTEND,
+    REGISTRATION_STUB,
     DEVICE_PREPROCESS,
     CICC,
     PTXAS,
@@ -271,7 +288,7 @@ LINK_TABLE = struct(
 )
 
 # Every mnemonic, in pipeline order.
-MNEMONICS = ["CudaPlan", "CudaHostPreprocess", "CudaFrontend", "CudaDevicePreprocess", "CudaCicc", "CudaPtxas", "CudaFatbinary", "CudaHostCompile", "CudaEmbedFatbin", "CudaCompile", "CudaDeviceLink", "CudaLinkStub"]
+MNEMONICS = ["CudaPlan", "CudaHostPreprocess", "CudaFrontend", "CudaRegistrationStub", "CudaDevicePreprocess", "CudaCicc", "CudaPtxas", "CudaFatbinary", "CudaHostCompile", "CudaEmbedFatbin", "CudaCompile", "CudaDeviceLink", "CudaLinkStub"]
 
 # The mnemonics of the stages that produce device code.
 DEVICE_MNEMONICS = ["CudaCicc", "CudaDeviceLink", "CudaDevicePreprocess", "CudaPtxas"]

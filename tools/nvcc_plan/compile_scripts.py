@@ -8,7 +8,9 @@ declared for it, every toolkit path spelled from the execroot, and the rules'
 module id file in place of the one cudafe++ would generate.
 """
 
+import dataclasses
 import os
+import re
 import shlex
 
 from tools.nvcc_plan import dryrun
@@ -68,24 +70,15 @@ def for_source(plan, layout):
         frontend.outputs[0]: files["cudafe1_cpp"],
         dryrun.value_after(frontend.argv, "--module_id_file_name"): layout.module_id_file,
     }
-    nvcc_stub_name = dryrun.value_after(frontend.argv, "--stub_file_name")
-    renames[nvcc_stub_name] = layout.stub_name
-    stub_arch = None
+    # cudafe++'s host code #includes the stub by this name: CudaRegistrationStub's.
+    renames[dryrun.value_after(frontend.argv, "--stub_file_name")] = layout.stub_name
     for arch, cicc in ciccs.items():
         renames[dpps[arch].outputs[0]] = files["cpp1/" + arch]
         renames[dryrun.value_after(cicc.argv, "-o")] = files["ptx/" + arch]
         renames[dryrun.value_after(cicc.argv, "--gen_c_file_name")] = files["cicc_c/" + arch]
-        stub = dryrun.value_after(cicc.argv, "--stub_file_name")
-        renames[stub] = files["cicc_stub/" + arch]
-        if os.path.basename(stub) == os.path.basename(nvcc_stub_name):
-            stub_arch = arch
+        renames[dryrun.value_after(cicc.argv, "--stub_file_name")] = files["cicc_stub/" + arch]
         renames[dryrun.value_after(cicc.argv, "--gen_device_file_name")] = files["cicc_gpu/" + arch]
         renames[dryrun.value_after(cicc.argv, "--include_file_name")] = layout.fatbin_c_name
-    if stub_arch != layout.stub_arch:
-        _fail(
-            layout,
-            "the host compile includes the registration stub of %s, the rule expected %s" % (stub_arch, layout.stub_arch),
-        )
     for key, ptxas in ptxases.items():
         renames[ptxas.outputs[0]] = files["cubin/" + key]
     renames[fatbinary.outputs[0]] = files["fatbin_c"]
@@ -133,6 +126,15 @@ def for_source(plan, layout):
     # text, so a device-only edit that keeps the lines re-runs no host compile.
     emit(stages.FRONTEND, fe, post=scripts_lib.blank_disabled_device_code(files["cudafe1_cpp"]))
 
+    stub_arch, stub_dpp, stub_cicc = stub_commands(layout, dpps, ciccs)
+    out[layout.scripts[stages.REGISTRATION_STUB.kind]] = registration_stub_script(
+        layout,
+        exports,
+        stub_arch,
+        device_toolchain_flags(layout, command(stub_dpp), stub_arch),
+        command(stub_cicc),
+    )
+
     for arch in virtual:
         emit(stages.DEVICE_PREPROCESS, device_toolchain_flags(layout, command(dpps[arch]), arch), {"virtual": arch}, hints=True)
         cc = command(ciccs[arch])
@@ -157,6 +159,94 @@ def for_source(plan, layout):
             layout, exports, command(fatbinary), hc[0], the_id
         )
     return out
+
+
+_PLAIN_VIRTUAL = re.compile(r"compute_([0-9]+)")
+# What CudaRegistrationStub adds to nvcc's cicc command: run the front end
+# (the stub, .cudafe1.c, .cudafe1.gpu, as the full cicc writes them) and skip
+# device code generation.
+FRONT_END_ONLY = ["--Xlgenfe", "--device-syntax-only"]
+
+
+def stub_commands(layout, dpps, ciccs):
+    """(arch, device preprocess, cicc) of nvcc's plan whose front end writes the registration stub.
+
+    The arch is layout.stub_arch (stages.stub_arch: the shipped set's last for
+    a pinned build, else nvcc's last). A build of a subset that does not
+    compile it has no such commands in nvcc's plan: they are the commands of
+    its last plain arch (compute_NN) with that arch's two arch tokens
+    (-D__CUDA_ARCH__=NN0 in the preprocess, -arch compute_NN in cicc) set to
+    the stub arch's, as nvcc's plans of every arch differ in nothing else but
+    file names (//tools/nvcc_plan:compile_scripts_test). Where that cannot be
+    done (no plain arch compiled, or tokens not found once each) the stub is
+    nvcc's own, the last arch's.
+    """
+    want = layout.stub_arch
+    if want in ciccs:
+        return want, dpps[want], ciccs[want]
+    plain = [a for a in layout.virtual_archs if _PLAIN_VIRTUAL.fullmatch(a)]
+    m = _PLAIN_VIRTUAL.fullmatch(want)
+    if m and plain:
+        base = plain[-1]
+        dpp = _retarget(dpps[base], "-D__CUDA_ARCH__=%d" % _arch_list_number(base), "-D__CUDA_ARCH__=%d" % _arch_list_number(want))
+        cicc = _retarget(ciccs[base], ("-arch", base), ("-arch", want))
+        if dpp and cicc:
+            return want, dpp, cicc
+    last = layout.virtual_archs[-1]
+    return last, dpps[last], ciccs[last]
+
+
+def _arch_list_number(virtual):
+    return int(_PLAIN_VIRTUAL.fullmatch(virtual).group(1)) * 10
+
+
+def _retarget(command, old, new):
+    """A copy of a plan command with the token `old` (or the pair of tokens) replaced by `new`, or None unless it occurs once."""
+    argv = list(command.argv)
+    if isinstance(old, tuple):
+        at = [i for i in range(len(argv) - 1) if (argv[i], argv[i + 1]) == old]
+        if len(at) != 1:
+            return None
+        argv[at[0] : at[0] + 2] = list(new)
+    else:
+        at = [i for i, a in enumerate(argv) if a == old]
+        if len(at) != 1:
+            return None
+        argv[at[0]] = new
+    return dataclasses.replace(command, argv=argv)
+
+
+def registration_stub_script(layout, exports, arch, dpp, cicc):
+    """CudaRegistrationStub: the stub arch's device preprocess and cicc front end, writing the stub alone.
+
+    `dpp` and `cicc` are the stub arch's commands, their files already named
+    as the rules declared them for that arch; here the preprocessed file and
+    cicc's other outputs go to a temporary directory (none of their names
+    reaches the stub), and the stub to the declared file the host compile
+    includes.
+    """
+    files = layout.files
+    tmp = "@TMP@"
+    ptx = dryrun.value_after(cicc, "-o")
+    local = {
+        dryrun.value_after(dpp, "-o"): tmp + "/stub.cpp1.ii",
+        ptx: tmp + "/stub.ptx",
+        dryrun.value_after(cicc, "--gen_c_file_name"): tmp + "/stub.cudafe1.c",
+        dryrun.value_after(cicc, "--gen_device_file_name"): tmp + "/stub.cudafe1.gpu",
+        dryrun.value_after(cicc, "--stub_file_name"): files["stub"],
+    }
+    dpp = [local.get(a, a) for a in dpp]
+    cicc = [local.get(a, a) for a in cicc]
+    scripts_lib.set_value(cicc, "--orig_src_path_name", layout.src)
+
+    def line(argv):
+        return " ".join(shlex.quote(a) for a in argv).replace(tmp, '"$tmp"') + " || exit $?"
+
+    lines = scripts_lib.preamble(
+        scripts_lib.stage_comment(layout.label, layout.src, stages.REGISTRATION_STUB.mnemonic, arch), exports
+    )
+    lines += ['tmp="$(mktemp -d)"', "trap 'rm -rf \"$tmp\"' EXIT", line(dpp), line(cicc + FRONT_END_ONLY)]
+    return "\n".join(lines) + "\n"
 
 
 def device_toolchain_flags(layout, argv, arch):

@@ -94,7 +94,7 @@ def render():
         ),
         "# Selectors of `reads`.\n"
         + "".join(
-            "%s = %s\n" % (n, _str(getattr(stages, n))) for n in ("SAME", "ALL", "EMBEDDED", "STUB_ARCH", "LAST")
+            "%s = %s\n" % (n, _str(getattr(stages, n))) for n in ("SAME", "ALL", "EMBEDDED", "LAST")
         ),
         "".join(
             "%s = %s\n" % (n, _str(getattr(stages, n)))

@@ -33,7 +33,6 @@ LINK_ARCH = "link_arch"  # one per real arch (sm_NN) of a device link
 SAME = "same"  # the output of the same arch (or the source-scope output)
 ALL = "all"  # every instance
 EMBEDDED = "embedded"  # the virtual archs whose PTX (or LTO IR) the fatbinary embeds
-STUB_ARCH = "stub_arch"  # the virtual arch whose cicc writes the stub the host compile includes (nvcc's: the last)
 LAST = "last"  # the last real arch of a device link
 
 # The two actions that are not stages of the table: nvcc's plan turned into
@@ -130,6 +129,19 @@ FRONTEND = Stage(
     progress="Splitting host code of %{label} (cudafe++): %{output}",
     doc="cudafe++: the host code with device code replaced by launch stubs",
 )
+REGISTRATION_STUB = Stage(
+    kind="registration_stub",
+    mnemonic="CudaRegistrationStub",
+    scope=SOURCE,
+    outputs=(Output("stub", "host/{stem}.cudafe1.stub.c"),),
+    reads=(("module_id", SAME),),
+    source=True,
+    host_compiler=True,
+    toolkit=("cicc_files",),
+    progress="Writing the registration stub of %{label} (cicc front end): %{output}",
+    doc="the registration stub the host compile includes: the device preprocess of one fixed arch and cicc's front "
+    "end alone (no code generation), so the host compile waits for no optimizing cicc and its key holds no arch",
+)
 DEVICE_PREPROCESS = Stage(
     kind="device_preprocess",
     mnemonic="CudaDevicePreprocess",
@@ -156,7 +168,7 @@ CICC = Stage(
     device=True,
     exec_group="cicc",
     progress="Compiling device code for {arch} (cicc): %{output}",
-    doc="device code to PTX (or NVVM IR for an LTO arch), and the registration stub the host compile includes",
+    doc="device code to PTX (or NVVM IR for an LTO arch); the stub it writes too (nvcc's host compile includes the last arch's) is read by nothing here",
 )
 PTXAS = Stage(
     kind="ptxas",
@@ -185,7 +197,7 @@ HOST_COMPILE = Stage(
     mnemonic="CudaHostCompile",
     scope=SOURCE,
     outputs=(Output("host_obj", "{stem}.host.o"),),
-    reads=(("cudafe1_cpp", SAME), ("cicc_stub", STUB_ARCH), ("fatbin_decl", SAME)),
+    reads=(("cudafe1_cpp", SAME), ("stub", SAME), ("fatbin_decl", SAME)),
     # crt/host_runtime.h's headers (the source's own are preprocessed into
     # cudafe++'s output already), and nvcc.profile: nvcc spells an include
     # directory <toolkit>/bin/../include, as in every gcc stage.
@@ -206,7 +218,7 @@ EMBED_FATBIN = Stage(
     doc="the source's object: the host object linked (ld -r) with fatbinary's own embedded fatbinary",
 )
 
-COMPILE_STAGES = (HOST_PREPROCESS, FRONTEND, DEVICE_PREPROCESS, CICC, PTXAS, FATBINARY, HOST_COMPILE, EMBED_FATBIN)
+COMPILE_STAGES = (HOST_PREPROCESS, FRONTEND, REGISTRATION_STUB, DEVICE_PREPROCESS, CICC, PTXAS, FATBINARY, HOST_COMPILE, EMBED_FATBIN)
 
 # --- A device link (cuda_device_link, cuda_library(rdc = True)) ----------------
 
@@ -388,8 +400,17 @@ def link_script_paths(link_archs, table=LINK_TABLE):
     return _script_paths(table, lambda stage: instances(stage, link_archs=link_archs))
 
 
-def stub_arch(archs):
-    """The virtual arch whose cicc writes the registration stub the host compile includes: nvcc's, the last."""
+def stub_arch(archs, pinned_arch_list=""):
+    """The virtual arch whose front end writes the registration stub the host compile includes.
+
+    nvcc's is the last virtual arch it compiles. For a build pinned to a
+    shipped set (pinned_arch_list, e.g. "750,800,860,900"), the shipped set's
+    last ("compute_90"), whichever of its archs the build compiles: the stub,
+    and so the host compile, is then the same action in every build of the set
+    or of a subset of it (docs/cuda_library.md, "The registration stub").
+    """
+    if pinned_arch_list:
+        return "compute_%d" % (int(pinned_arch_list.split(",")[-1]) // 10)
     return archs[-1].virtual
 
 
@@ -457,8 +478,6 @@ def _read_keys(out_key, selector, inst, table, archs, link_archs):
         return [instance_key(out_key, _project(i, scope)) for i in _scope_instances(scope, archs, link_archs)]
     if selector == EMBEDDED:
         return [instance_key(out_key, {"virtual": a.virtual}) for a in archs if a.ptx or a.lto]
-    if selector == STUB_ARCH:
-        return [instance_key(out_key, {"virtual": stub_arch(archs)})]
     if selector == LAST:
         return [instance_key(out_key, {"arch": link_archs[-1]})]
     raise ValueError("unknown selector %r of %s" % (selector, out_key))

@@ -41,8 +41,10 @@ class StagesTest(unittest.TestCase):
             sorted(deps["fatbinary"]),
             ["cicc/compute_90", "ptxas/compute_80/sm_80", "ptxas/compute_80/sm_86", "ptxas/compute_90/sm_90"],
         )
-        # The host compile includes the last virtual arch's stub (nvcc's choice), and no device code.
-        self.assertEqual(deps["host_compile"], ["frontend", "cicc/compute_90"])
+        # The host compile includes the registration stub (cicc's front end alone), and no device code:
+        # it waits for no cicc of an arch.
+        self.assertEqual(deps["host_compile"], ["frontend", "registration_stub"])
+        self.assertEqual(deps["registration_stub"], [])
         self.assertEqual(deps["embed_fatbin"], ["host_compile", "fatbinary"])
         self.assertEqual(deps["device_preprocess/compute_80"], [])
 
@@ -95,6 +97,11 @@ class LayoutTest(unittest.TestCase):
         again = layout_lib.compile_layout_from_json(layout.to_json())
         self.assertEqual(again, layout)
         self.assertEqual(again.stub_arch, "compute_90")
+        self.assertEqual(again.stub_name, "k.cudafe1.stub.c")
+        self.assertEqual(again.host_compile_iquote, ["bazel-out/x/bin/p/_cuda/t/k/host"])
+        # Pinned to a shipped set: its last arch, whichever the build compiles.
+        pinned = self._layout(archs=[stages.Arch("compute_80", ("sm_80",))], pinned_arch_list="750,800,900")
+        self.assertEqual(pinned.stub_arch, "compute_90")
         self.assertEqual(again.real_keys, ["compute_80/sm_80", "compute_80/sm_86", "compute_90/sm_90"])
 
     def test_a_path_the_table_does_not_give_is_refused(self):

@@ -62,7 +62,7 @@ def compile_source_in_stages(ctx, t, c, src):
       src: File, the CUDA source (.cu, or C++ compiled with -x cu).
 
     Returns:
-      struct(obj, device_link_inputs, ltoir, ptx, cubins, fatbin, plan_files, image): image is
+      struct(obj, device_link_inputs, ltoir, ptx, cubins, fatbin, stub, plan_files, image): image is
       CudaInfo.images' entry for the source.
     """
     archs = t.archs
@@ -142,6 +142,7 @@ def _compiled(ctx, d, src, archs, rdc):
         ptx = [files["ptx/" + v.virtual] for v in archs.virtuals if not v.lto],
         cubins = [files["cubin/{}/{}".format(v.virtual, r)] for v in archs.virtuals for r in v.reals],
         fatbin = files["fatbin"],
+        stub = files["stub"],
         plan_files = d.scripts.values() + [d.layout] + [files[o.key] for o in PLAN_OUTPUTS],
         image = struct(
             src = src,
