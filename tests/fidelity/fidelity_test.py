@@ -179,7 +179,7 @@ _STUB_MARKER = re.compile(rb'^# 1 "[^"\n]*\.cudafe1\.stub\.c"$', re.M)
 def _compare_stub(root, layout, plan, execroot, our_id, nvcc_id):
     """CudaRegistrationStub's stub against the one nvcc's cicc of the same arch wrote, or None (not compared).
 
-    They may differ in one line: the marker `# 1 "<file>"` naming the stub
+    They may differ in one line, if the stub has it: the marker `# 1 "<file>"` naming the stub
     file itself (nvcc's temporary file, the rules' declared one); and the
     fatbinary's name the stub #includes (nvcc's temporary file, the rules'
     declaration of it: compile_scripts.fatbin_declaration). Both are replaced
@@ -198,7 +198,7 @@ def _compare_stub(root, layout, plan, execroot, our_id, nvcc_id):
     theirs = theirs.replace(included, layout.fatbin_c_name.encode())
     ours, n_ours = _STUB_MARKER.subn(b'# 1 "<the stub>"', ours)
     theirs, n_theirs = _STUB_MARKER.subn(b'# 1 "<the stub>"', theirs)
-    same = ours == theirs and n_ours == n_theirs == 1
+    same = ours == theirs and n_ours == n_theirs  # (not every stub has it: none with -G or without kernels)
     first = None if same else _first_difference(ours, theirs)
     return ("registration stub " + arch, same, first, len(ours), len(theirs), " (but its own file's name)")
 
