@@ -126,7 +126,7 @@ def for_source(plan, layout):
     # text, so a device-only edit that keeps the lines re-runs no host compile.
     emit(stages.FRONTEND, fe, post=scripts_lib.blank_disabled_device_code(files["cudafe1_cpp"]))
 
-    stub_arch, stub_dpp, stub_cicc = stub_commands(layout, dpps, ciccs)
+    stub_arch, stub_dpp, stub_cicc, host_compile = stub_commands(layout, dpps, ciccs, host_compile)
     out[layout.scripts[stages.REGISTRATION_STUB.kind]] = registration_stub_script(
         layout,
         exports,
@@ -168,36 +168,39 @@ _PLAIN_VIRTUAL = re.compile(r"compute_([0-9]+)")
 FRONT_END_ONLY = ["--Xlgenfe", "--device-syntax-only"]
 
 
-def stub_commands(layout, dpps, ciccs):
-    """(arch, device preprocess, cicc) of nvcc's plan whose front end writes the registration stub.
+def stub_commands(layout, dpps, ciccs, host_compile):
+    """(arch, device preprocess, cicc, host compile) of nvcc's plan for the registration stub's arch.
 
     The arch is layout.stub_arch (stages.stub_arch: the shipped set's last for
-    a pinned build, else nvcc's last). A build of a subset that does not
-    compile it has no such commands in nvcc's plan: they are the commands of
-    its last plain arch (compute_NN) with that arch's two arch tokens
-    (-D__CUDA_ARCH__=NN0 in the preprocess, -arch compute_NN in cicc) set to
-    the stub arch's, as nvcc's plans of every arch differ in nothing else but
-    file names (//tools/nvcc_plan:compile_scripts_test). Where that cannot be
-    done (no plain arch compiled, or tokens not found once each) the stub is
-    nvcc's own, the last arch's.
+    a pinned build, else nvcc's last). nvcc's host compile defines
+    __CUDA_ARCH__ as the arch whose stub it includes (its last): the host
+    compile returned defines the stub arch's. A build of a subset that does
+    not compile the stub arch has no commands for it in nvcc's plan: they are
+    the commands of its last plain arch (compute_NN) with that arch's arch
+    tokens (-D__CUDA_ARCH__=NN0 in the preprocess and the host compile, -arch
+    compute_NN in cicc) set to the stub arch's, as nvcc's plans of every arch
+    differ in nothing else but file names (//tools/nvcc_plan:compile_scripts_test).
+    Where that cannot be done (no plain arch compiled, or a token not found
+    once) it is all nvcc's own: the last arch's stub and host compile.
     """
     want = layout.stub_arch
-    if want in ciccs:
-        return want, dpps[want], ciccs[want]
-    plain = [a for a in layout.virtual_archs if _PLAIN_VIRTUAL.fullmatch(a)]
-    m = _PLAIN_VIRTUAL.fullmatch(want)
-    if m and plain:
-        base = plain[-1]
-        dpp = _retarget(dpps[base], "-D__CUDA_ARCH__=%d" % _arch_list_number(base), "-D__CUDA_ARCH__=%d" % _arch_list_number(want))
-        cicc = _retarget(ciccs[base], ("-arch", base), ("-arch", want))
-        if dpp and cicc:
-            return want, dpp, cicc
     last = layout.virtual_archs[-1]
-    return last, dpps[last], ciccs[last]
+    if want == last:
+        return want, dpps[want], ciccs[want], host_compile
+    plain = [a for a in layout.virtual_archs if _PLAIN_VIRTUAL.fullmatch(a)]
+    if _PLAIN_VIRTUAL.fullmatch(want) and plain and _PLAIN_VIRTUAL.fullmatch(last):
+        base = want if want in ciccs else plain[-1]
+        dpp = _retarget(dpps[base], _arch_define(base), _arch_define(want))
+        cicc = _retarget(ciccs[base], ("-arch", base), ("-arch", want))
+        hc = _retarget(host_compile, _arch_define(last), _arch_define(want))
+        if dpp and cicc and hc:
+            return want, dpp, cicc, hc
+    return last, dpps[last], ciccs[last], host_compile
 
 
-def _arch_list_number(virtual):
-    return int(_PLAIN_VIRTUAL.fullmatch(virtual).group(1)) * 10
+def _arch_define(virtual):
+    """-D__CUDA_ARCH__=NN0 of a plain virtual arch (compute_NN)."""
+    return "-D__CUDA_ARCH__=%d" % (int(_PLAIN_VIRTUAL.fullmatch(virtual).group(1)) * 10)
 
 
 def _retarget(command, old, new):

@@ -43,34 +43,43 @@ class StubCommandsTest(unittest.TestCase):
             plan = _plan(name)
             dpps = {c.arch: c for c in plan.by_kind("device_preprocess")}
             ciccs = {c.arch: c for c in plan.by_kind("cicc")}
+            hc = plan.by_kind("host_compile")[0]
+            self.assertIn("-D__CUDA_ARCH__=900", hc.argv)
             self.assertIn("compute_90", ciccs)
             for other in [a for a in ciccs if a != "compute_90"]:
                 with self.subTest(plan=name, compiled=other):
                     # Only `other` compiled, pinned to a set whose last arch is 90.
                     layout = _layout([other], "750,800,900")
-                    arch, dpp, cicc = lib.stub_commands(
-                        layout, {other: dpps[other]}, {other: ciccs[other]})
+                    # nvcc's host compile for `other` alone defines __CUDA_ARCH__ as other's.
+                    own_hc = lib._retarget(hc, "-D__CUDA_ARCH__=900", lib._arch_define(other))
+                    self.assertIsNotNone(own_hc)
+                    arch, dpp, cicc, host = lib.stub_commands(
+                        layout, {other: dpps[other]}, {other: ciccs[other]}, own_hc)
                     self.assertEqual(arch, "compute_90")
                     self.assertEqual(_without_files(dpp.argv), _without_files(dpps["compute_90"].argv))
                     self.assertEqual(_without_files(cicc.argv), _without_files(ciccs["compute_90"].argv))
                     self.assertNotEqual(_without_files(cicc.argv), _without_files(ciccs[other].argv))
+                    # The host compile pairs with the stub: the whole set's command.
+                    self.assertEqual(host.argv, hc.argv)
 
     def test_the_whole_set_uses_nvccs_own_commands(self):
         plan = _plan("cuda13.0_3virtual_4real.txt")
         dpps = {c.arch: c for c in plan.by_kind("device_preprocess")}
         ciccs = {c.arch: c for c in plan.by_kind("cicc")}
-        arch, dpp, cicc = lib.stub_commands(_layout(sorted(ciccs), ""), dpps, ciccs)
+        hc = plan.by_kind("host_compile")[0]
+        arch, dpp, cicc, host = lib.stub_commands(_layout(sorted(ciccs), ""), dpps, ciccs, hc)
         self.assertEqual(arch, sorted(ciccs)[-1])
         self.assertIs(cicc, ciccs[arch])
         self.assertIs(dpp, dpps[arch])
+        self.assertIs(host, hc)
 
     def test_no_plain_arch_falls_back_to_nvccs_last(self):
         plan = _plan("cuda13.0_3virtual_4real.txt")
         c = plan.by_kind("cicc")[0]
         d = plan.by_kind("device_preprocess")[0]
+        hc = plan.by_kind("host_compile")[0]
         layout = _layout(["compute_90a"], "900")
-        arch, dpp, cicc = lib.stub_commands(layout, {"compute_90a": d}, {"compute_90a": c})
-        self.assertEqual((arch, dpp, cicc), ("compute_90a", d, c))
+        self.assertEqual(lib.stub_commands(layout, {"compute_90a": d}, {"compute_90a": c}, hc), ("compute_90a", d, c, hc))
 
 
 if __name__ == "__main__":
