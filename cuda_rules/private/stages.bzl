@@ -237,16 +237,33 @@ CLANG_HOST_COMPILE = struct(
     mnemonic = "CudaClangHost",
     scope = "source",
     outputs = [
-        struct(key = "obj", pattern = "{stem}.o", lto_pattern = ""),
+        struct(key = "host_obj", pattern = "{stem}.host.o", lto_pattern = ""),
     ],
-    reads = [("fatbin", "same")],
+    reads = [],
     source = True,
     host_compiler = True,
     toolkit = ["headers"],
     device = False,
     exec_group = "",
     progress = "Compiling host code of %{label} (clang): %{output}",
-    doc = "clang's host compile (-cc1 -triple <host>): the source, with the fatbinary embedded and registered",
+    doc = "clang's host compile (-cc1 -triple <host>) against an empty fatbinary: no device output among its inputs",
+)
+
+CLANG_EMBED = struct(
+    kind = "clang_embed",
+    mnemonic = "CudaClangEmbed",
+    scope = "source",
+    outputs = [
+        struct(key = "obj", pattern = "{stem}.o", lto_pattern = ""),
+    ],
+    reads = [("host_obj", "same"), ("fatbin", "same")],
+    source = False,
+    host_compiler = False,
+    toolkit = [],
+    device = False,
+    exec_group = "",
+    progress = "Embedding device code of %{label}: %{output}",
+    doc = "the source's object: the fatbinary spliced into the host object's .nv_fatbin section (elf_splice.py)",
 )
 
 CLANG_STAGES = [
@@ -254,6 +271,7 @@ CLANG_STAGES = [
     PTXAS,
     CLANG_FATBINARY,
     CLANG_HOST_COMPILE,
+    CLANG_EMBED,
 ]
 
 # A device link (cuda_device_link, cuda_library(rdc = True)).
@@ -344,7 +362,7 @@ LINK_TABLE = struct(
 )
 
 # Every mnemonic, in pipeline order.
-MNEMONICS = ["CudaPlan", "CudaHostPreprocess", "CudaFrontend", "CudaDevicePreprocess", "CudaCicc", "CudaPtxas", "CudaFatbinary", "CudaHostCompile", "CudaEmbedFatbin", "CudaCompile", "CudaClangDevice", "CudaClangHost", "CudaDeviceLink", "CudaLinkStub"]
+MNEMONICS = ["CudaPlan", "CudaHostPreprocess", "CudaFrontend", "CudaDevicePreprocess", "CudaCicc", "CudaPtxas", "CudaFatbinary", "CudaHostCompile", "CudaEmbedFatbin", "CudaCompile", "CudaClangDevice", "CudaClangHost", "CudaClangEmbed", "CudaDeviceLink", "CudaLinkStub"]
 
 # The mnemonics of the stages that produce device code.
 DEVICE_MNEMONICS = ["CudaCicc", "CudaClangDevice", "CudaDeviceLink", "CudaDevicePreprocess", "CudaPtxas"]

@@ -5,9 +5,13 @@
 exactly the stages the layout declares for stages.CLANG_TABLE: one device
 `clang -cc1` per GPU arch, one ptxas per cubin, one fatbinary, one host
 `clang -cc1`. It writes each job's command as its stage's script, with every
-temporary file renamed to the file Bazel declared for it. Two changes to
-clang's own commands, neither of which changes an output byte:
+temporary file renamed to the file Bazel declared for it, and the embed
+stage's. Three changes to clang's own commands, none of which changes an
+output byte:
 
+- the host compile embeds an empty fatbinary (/dev/null), so it reads no
+  device output and runs beside the device stages; CudaClangEmbed splices the
+  fatbinary into its .nv_fatbin section (elf_splice.py);
 - fatbinary gets each image as `--image3=kind=...,sm=...` (CUDA >= 12.9's
   fatbinary has no `--image`; 12.4's writes the same bytes for both forms),
   without the cubin of an arch whose PTX alone is embedded (compute_NN
@@ -112,7 +116,7 @@ def for_source(plan, layout):
             _fail(layout, "clang runs %s, not the toolkit's %s" % (command.argv[0], want_tool))
 
     files = layout.files
-    renames = {fatbinary.outputs[0]: files["fatbin"], host.outputs[0]: files["obj"]}
+    renames = {fatbinary.outputs[0]: files["fatbin"], host.outputs[0]: files["host_obj"]}
     for a in layout.archs:
         gpu = clang_dryrun.gpu_arch(a.virtual)
         renames[devices[gpu].outputs[0]] = files["ptx/" + a.virtual]
@@ -155,10 +159,28 @@ def for_source(plan, layout):
         fat.append(arg)
     fat = command(dataclasses.replace(fatbinary, argv=fat))
     out[layout.scripts[stages.CLANG_FATBINARY.kind]] = _script(layout, exports, stages.CLANG_FATBINARY.mnemonic, fat)
+    # The host compile embeds an empty fatbinary: clang emits the same
+    # registration code and an empty .nv_fatbin section, which CudaClangEmbed
+    # fills with the fatbinary (the object is then clang's own, byte for byte).
+    blob = host.argv.index("-fcuda-include-gpubinary") + 1
     out[layout.scripts[stages.CLANG_HOST_COMPILE.kind]] = _script(
-        layout, exports, stages.CLANG_HOST_COMPILE.mnemonic, command(host)
+        layout, exports, stages.CLANG_HOST_COMPILE.mnemonic, command(dataclasses.replace(
+            host, argv=host.argv[:blob] + ["/dev/null"] + host.argv[blob + 1 :]))
     )
+    out[layout.scripts[stages.CLANG_EMBED.kind]] = embed_script(layout, exports)
     return out
+
+
+# The section of a host object clang puts a whole-program fatbinary in (CGCUDANV.cpp).
+FATBIN_SECTION = ".nv_fatbin"
+
+
+def embed_script(layout, exports):
+    """CudaClangEmbed's script: `elf_splice` (its path is the script's first argument, from the action) fills the section."""
+    files = layout.files
+    lines = scripts_lib.preamble(_comment(layout, stages.CLANG_EMBED.mnemonic), exports)
+    lines.append('exec "$1" ' + " ".join(shlex.quote(a) for a in (FATBIN_SECTION, files["fatbin"], files["host_obj"], files["obj"])))
+    return "\n".join(lines) + "\n"
 
 
 def clang_args(layout, args):

@@ -103,9 +103,13 @@ class ScriptsTest(unittest.TestCase):
         self.assertIn("--image3=kind=ptx,sm=90,file=" + files["ptx/compute_90"], fat)
         self.assertNotIn("--image=", fat)
         host = out[layout.scripts["clang_host"]]
-        self.assertIn("-fcuda-include-gpubinary " + files["fatbin"], host)
-        self.assertIn("-o " + files["obj"], host)
+        # The host compile reads no device output: an empty fatbinary, filled in by the embed stage.
+        self.assertIn("-fcuda-include-gpubinary /dev/null", host)
+        self.assertNotIn(files["fatbin"], host)
+        self.assertIn("-o " + files["host_obj"], host)
         self.assertIn("-triple x86_64-pc-linux-gnu", host)
+        embed = out[layout.scripts["clang_embed"]]
+        self.assertIn('exec "$1" .nv_fatbin %s %s %s' % (files["fatbin"], files["host_obj"], files["obj"]), embed)
 
     def test_ptx_only_arch_runs_no_ptxas(self):
         archs = _ARCHS[:2] + [stages.Arch("compute_90", (), ptx=True)]

@@ -212,7 +212,9 @@ COMPILE_STAGES = (HOST_PREPROCESS, FRONTEND, DEVICE_PREPROCESS, CICC, PTXAS, FAT
 # clang's own plan (`clang -###`, clang_scripts.py): per GPU arch one device
 # `clang -cc1` (the whole source parsed for the device, to PTX) and one ptxas
 # (the same PTXAS record as nvcc's: clang's ptxas command for the same file);
-# per source the fatbinary and the host `clang -cc1`, which embeds it. clang
+# per source the fatbinary and the host `clang -cc1`, given an empty
+# fatbinary so that it reads no device output, then the real one spliced into
+# its .nv_fatbin section (byte-identical to clang's own object). clang
 # has no virtual/real split: a virtual arch compute_NN is clang's GPU arch
 # sm_NN, and its only real arch is that sm_NN (the rules refuse others).
 
@@ -243,16 +245,24 @@ CLANG_HOST_COMPILE = Stage(
     kind="clang_host",
     mnemonic="CudaClangHost",
     scope=SOURCE,
-    outputs=(Output("obj", "{stem}.o"),),
-    reads=(("fatbin", SAME),),
+    outputs=(Output("host_obj", "{stem}.host.o"),),
     source=True,
     host_compiler=True,
     toolkit=("headers",),
     progress="Compiling host code of %{label} (clang): %{output}",
-    doc="clang's host compile (-cc1 -triple <host>): the source, with the fatbinary embedded and registered",
+    doc="clang's host compile (-cc1 -triple <host>) against an empty fatbinary: no device output among its inputs",
+)
+CLANG_EMBED = Stage(
+    kind="clang_embed",
+    mnemonic="CudaClangEmbed",
+    scope=SOURCE,
+    outputs=(Output("obj", "{stem}.o"),),
+    reads=(("host_obj", SAME), ("fatbin", SAME)),
+    progress="Embedding device code of %{label}: %{output}",
+    doc="the source's object: the fatbinary spliced into the host object's .nv_fatbin section (elf_splice.py)",
 )
 
-CLANG_STAGES = (CLANG_DEVICE, PTXAS, CLANG_FATBINARY, CLANG_HOST_COMPILE)
+CLANG_STAGES = (CLANG_DEVICE, PTXAS, CLANG_FATBINARY, CLANG_HOST_COMPILE, CLANG_EMBED)
 # CudaPlan's files for a clang compile: the module id (clang's -cuid) and the driver call the scripts replay.
 CLANG_PLAN_OUTPUTS = (
     Output("module_id", "{stem}.module_id"),

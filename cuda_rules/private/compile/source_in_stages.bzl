@@ -106,6 +106,7 @@ def compile_source_in_stages(ctx, t, c, src):
         layout = d.layout,
         plan_outputs = scripts.values() + [files[o.key] for o in table.plan_outputs],
         nvcc_inputs = c.nvcc_inputs,
+        clang_embed = t.clang_embed,
     )
     if clang:
         plan_action(ctx.actions, t, unit, "clang_compile", [c.nvcc_args, in_params_file(clang_source_args(ctx.actions, src, files["obj"]))])

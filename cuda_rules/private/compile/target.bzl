@@ -100,6 +100,7 @@ def compile_attrs(aspects = []):
         "_compiler": attr.label(default = "//cuda_rules:compiler"),
         "_runtime": attr.label(default = "//cuda_rules:runtime", providers = [CcInfo]),
         "_planner": attr.label(default = "//tools/nvcc_plan:cuda_plan", executable = True, cfg = "exec"),
+        "_clang_embed": attr.label(default = "//tools/nvcc_plan:elf_splice", executable = True, cfg = "exec"),
     }
 
 def check_compiler(ctx):
@@ -293,7 +294,8 @@ def toolchains(ctx):
 
     Returns:
       dict(cuda = CudaToolchainInfo, cc_toolchain, cc_files = the C++ toolchain's files,
-      feature_configuration = the target's, planner = FilesToRunProvider of //tools/nvcc_plan:cuda_plan).
+      feature_configuration = the target's, planner = FilesToRunProvider of //tools/nvcc_plan:cuda_plan,
+      clang_embed = FilesToRunProvider of //tools/nvcc_plan:elf_splice, or None).
     """
     cc_toolchain = find_cc_toolchain(ctx)
     return dict(
@@ -307,6 +309,8 @@ def toolchains(ctx):
             unsupported_features = ctx.disabled_features,
         ),
         planner = ctx.attr._planner[DefaultInfo].files_to_run,
+        # CudaClangEmbed's tool (compiler=clang), where the rule has it.
+        clang_embed = ctx.attr._clang_embed[DefaultInfo].files_to_run if hasattr(ctx.attr, "_clang_embed") else None,
     )
 
 def target_context(ctx):
