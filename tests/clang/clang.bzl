@@ -1,5 +1,6 @@
 """Builds under clang as the CUDA compiler (--@rules_cuda_stages//cuda_rules:compiler=clang), and the fidelity test."""
 
+load("@rules_cc//cc/common:cc_info.bzl", "CcInfo")
 load("@rules_python//python:defs.bzl", "py_test")
 load("//cuda_rules:defs.bzl", "cuda_library")
 
@@ -34,6 +35,22 @@ with_clang = rule(
           "--@rules_cuda_stages//cuda_rules:compiler=clang and `toolkit`.",
     attrs = {
         "srcs": attr.label_list(cfg = _clang_transition, doc = "The targets to build."),
+        "toolkit": attr.string(doc = "The toolkit (default: CLANG_TOOLKIT)."),
+        "_allowlist_function_transition": attr.label(default = "@bazel_tools//tools/allowlists/function_transition_allowlist"),
+    },
+)
+
+def _clang_compiled_impl(ctx):
+    lib = ctx.attr.lib
+    lib = lib[0] if type(lib) == "list" else lib
+    return [lib[CcInfo], DefaultInfo(files = lib[DefaultInfo].files)]
+
+clang_compiled = rule(
+    implementation = _clang_compiled_impl,
+    doc = "The CcInfo of `lib` (a cuda_library) compiled with clang as the CUDA compiler (as with_clang), " +
+          "for a binary that links it with code nvcc compiled.",
+    attrs = {
+        "lib": attr.label(cfg = _clang_transition, providers = [CcInfo], doc = "The cuda_library."),
         "toolkit": attr.string(doc = "The toolkit (default: CLANG_TOOLKIT)."),
         "_allowlist_function_transition": attr.label(default = "@bazel_tools//tools/allowlists/function_transition_allowlist"),
     },

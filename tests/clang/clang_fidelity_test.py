@@ -22,6 +22,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 
 from absl import app
 from absl import flags
@@ -101,7 +102,9 @@ def compare(root, layout_path):
     # without sm_NN): clang's own compile embeds a cubin for every GPU arch, the
     # rules' none for it (its PTX and the other archs' cubins are compared below).
     if all(a.reals for a in layout.archs):
+        start = time.monotonic()
         _run(clang, common + ["-c", src, "-o", os.path.join(ref, stem + ".o")], execroot)
+        print("%s: clang's one-shot compile took %.2f s" % (layout.src_short_path, time.monotonic() - start))
         pairs.append(("object", _runfile(root, layout.files["obj"]), os.path.join(ref, stem + ".o")))
 
     # Each arch's PTX and cubin: clang's device-only compiles (named <stem>-cuda-nvptx64-nvidia-cuda-sm_NN.*).

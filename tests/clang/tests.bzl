@@ -1,8 +1,10 @@
 """The clang-as-CUDA-compiler tests, or, without clang 21, tests that fail saying how to get it."""
 
-load("@host_clang//:defs.bzl", "HOST_CLANG", "HOST_CLANG_MISSING")
+load("@host_clang//:defs.bzl", "HOST_CLANG", "HOST_CLANG_MAJOR", "HOST_CLANG_MISSING")
+load("@rules_cc//cc:cc_test.bzl", "cc_test")
+load("//cuda_rules:defs.bzl", "cuda_library")
 load("//tests/host_clang:host_clang.bzl", "missing_test")
-load(":clang.bzl", "clang_fidelity_test")
+load(":clang.bzl", "clang_compiled", "clang_fidelity_test", "with_clang")
 
 # name: (sources, cuda_library attributes, reference_extra, expect).
 _FIDELITY = {
@@ -36,9 +38,12 @@ def clang_tests(name):
     Args:
       name: unused; the tests keep their own names.
     """
-    if not HOST_CLANG:
-        for test in _FIDELITY:
-            missing_test(name = test, message = HOST_CLANG_MISSING)
+    if not HOST_CLANG or HOST_CLANG_MAJOR != 21:
+        message = HOST_CLANG_MISSING or ("needs clang 21 (the clang x CUDA pair these rules support with CUDA 12.4), " +
+                                         "found clang {} ({}): run `tools/bazelw --bazelw-addon clang` and use its clang " +
+                                         "(docs/bazelw.md, \"Addons\")").format(HOST_CLANG_MAJOR, HOST_CLANG)
+        for test in list(_FIDELITY) + ["mixed_clang_nvcc_test"]:
+            missing_test(name = test, message = message)
         return
     for test, (srcs, attrs, extra, expect) in _FIDELITY.items():
         clang_fidelity_test(
@@ -48,3 +53,52 @@ def clang_tests(name):
             expect = expect,
             **attrs
         )
+
+    # GPU (the lead's machine): one binary linking a library clang compiled and
+    # one nvcc compiled; both kernels run. Only with the toolkit of the clang
+    # pair (--@rules_cuda_stages//cuda_rules:toolkit=12.4), so both sides link
+    # one CUDA runtime.
+    cuda_library(
+        name = "saxpy",
+        srcs = ["//tests/fidelity:srcs/plain_kernel.cu"],
+        tags = ["manual"],
+    )
+    clang_compiled(
+        name = "saxpy_clang",
+        lib = ":saxpy",
+        tags = ["manual"],
+    )
+    cuda_library(
+        name = "scale_nvcc",
+        srcs = ["mixed_nvcc.cu"],
+        tags = ["manual"],
+    )
+    cc_test(
+        name = "mixed_clang_nvcc_test",
+        size = "small",
+        srcs = ["mixed_main.cc"],
+        tags = ["requires-gpu"],
+        target_compatible_with = select({
+            "//cuda_rules:toolkit_12.4": [],
+            "//conditions:default": ["@platforms//:incompatible"],
+        }),
+        deps = [
+            ":saxpy_clang",
+            ":scale_nvcc",
+        ],
+    )
+
+    # The GPU tests built with clang as the CUDA compiler, so a build keeps
+    # them building; the GPU machine runs them with
+    # --@rules_cuda_stages//cuda_rules:compiler=clang (docs/cuda_library.md, "clang").
+    with_clang(
+        name = "gpu_tests_clang",
+        testonly = True,
+        srcs = [
+            "//tests/gpu:cub_reduce_test",
+            "//tests/gpu:driver_api_demo_test",
+            "//tests/gpu:features_test",
+            "//tests/gpu:templated_test",
+            "//tests/gpu:vector_add_test",
+        ],
+    )
