@@ -4,6 +4,13 @@ load("@host_clang//:defs.bzl", "HOST_CLANG", "HOST_CLANG_MAJOR", "HOST_CLANG_MIS
 load("@rules_cc//cc:cc_test.bzl", "cc_test")
 load("//cuda_rules:defs.bzl", "cuda_library")
 load("//tests/host_clang:host_clang.bzl", "missing_test")
+load(
+    ":analysis_test.bzl",
+    "clang_cuda13_failure_test",
+    "clang_device_debug_failure_test",
+    "clang_failure_test",
+    "clang_gcc_failure_test",
+)
 load(":clang.bzl", "clang_compiled", "clang_fidelity_test", "with_clang")
 
 # name: (sources, cuda_library attributes, reference_extra, expect).
@@ -21,6 +28,8 @@ _FIDELITY = {
         [],
         "equal",
     ),
+    # clang's __host__ / __device__ overloads of one signature (nvcc rejects them).
+    "clang_hd_overload_fidelity_test": (["//tests/clang:hd_overload.cu"], {"archs": "sm_90", "copts": ["-O2"]}, [], "equal"),
     # A PTX-only arch: its PTX equals clang's, and no ptxas runs for it.
     "clang_plain_kernel_ptx_only_fidelity_test": (["plain_kernel.cu"], {"archs": "sm_80,compute_90"}, [], "equal"),
     # Not vacuous: the reference compiled without flushing denormals differs.
@@ -32,6 +41,16 @@ _FIDELITY = {
     ),
 }
 
+_ANALYSIS = [
+    "clang_unsupported_pair_test",
+    "clang_not_a_clang_toolchain_test",
+    "clang_rdc_test",
+    "clang_arch_pair_test",
+    "clang_lto_test",
+    "clang_unstaged_test",
+    "clang_device_debug_test",
+]
+
 def clang_tests(name):
     """Every test of this package.
 
@@ -42,13 +61,13 @@ def clang_tests(name):
         message = HOST_CLANG_MISSING or ("needs clang 21 (the clang x CUDA pair these rules support with CUDA 12.4), " +
                                          "found clang {} ({}): run `tools/bazelw --bazelw-addon clang` and use its clang " +
                                          "(docs/bazelw.md, \"Addons\")").format(HOST_CLANG_MAJOR, HOST_CLANG)
-        for test in list(_FIDELITY) + ["mixed_clang_nvcc_test"]:
+        for test in list(_FIDELITY) + _ANALYSIS + ["mixed_clang_nvcc_test"]:
             missing_test(name = test, message = message)
         return
     for test, (srcs, attrs, extra, expect) in _FIDELITY.items():
         clang_fidelity_test(
             name = test,
-            srcs = ["//tests/fidelity:srcs/" + s for s in srcs],
+            srcs = [s if s.startswith("//") else "//tests/fidelity:srcs/" + s for s in srcs],
             reference_extra = extra,
             expect = expect,
             **attrs
@@ -60,7 +79,10 @@ def clang_tests(name):
     # one CUDA runtime.
     cuda_library(
         name = "saxpy",
-        srcs = ["//tests/fidelity:srcs/plain_kernel.cu"],
+        srcs = [
+            "hd_overload.cu",
+            "//tests/fidelity:srcs/plain_kernel.cu",
+        ],
         tags = ["manual"],
     )
     clang_compiled(
@@ -101,4 +123,47 @@ def clang_tests(name):
             "//tests/gpu:templated_test",
             "//tests/gpu:vector_add_test",
         ],
+    )
+
+    # What clang does not compile fails analysis in one line, naming both
+    # versions, the limit or the fix.
+    cuda_library(name = "analysis_kernel", srcs = ["//tests/fidelity:srcs/plain_kernel.cu"], archs = "sm_80", tags = ["manual"])
+    cuda_library(name = "analysis_rdc", srcs = ["//tests/fidelity:srcs/plain_kernel.cu"], archs = "sm_80", rdc = True, tags = ["manual"])
+    cuda_library(name = "analysis_arch_pair", srcs = ["//tests/fidelity:srcs/plain_kernel.cu"], archs = "compute_80:sm_86", tags = ["manual"])
+    cuda_library(name = "analysis_lto", srcs = ["//tests/fidelity:srcs/plain_kernel.cu"], archs = "lto_80", rdc = True, tags = ["manual"])
+    cuda_library(name = "analysis_unstaged", srcs = ["//tests/fidelity:srcs/plain_kernel.cu"], archs = "sm_80", staged = False, tags = ["manual"])
+    clang_cuda13_failure_test(
+        name = "clang_unsupported_pair_test",
+        target_under_test = ":analysis_kernel",
+        messages = ["clang 21 with CUDA 13.0 is not a pair", "clang 21 with CUDA 12.4", "toolkit=12.4"],
+    )
+    clang_gcc_failure_test(
+        name = "clang_not_a_clang_toolchain_test",
+        target_under_test = ":analysis_kernel",
+        messages = ["not clang", "--repo_env=CC="],
+    )
+    clang_failure_test(
+        name = "clang_rdc_test",
+        target_under_test = ":analysis_rdc",
+        messages = ["relocatable device code", "not compiled by clang in stages yet", "compiler=nvcc"],
+    )
+    clang_failure_test(
+        name = "clang_arch_pair_test",
+        target_under_test = ":analysis_arch_pair",
+        messages = ["compute_80 as sm_86", "clang's PTX for sm_80 is assembled for sm_80 only"],
+    )
+    clang_failure_test(
+        name = "clang_lto_test",
+        target_under_test = ":analysis_lto",
+        messages = ["lto_80", "device LTO IR is nvcc's"],
+    )
+    clang_failure_test(
+        name = "clang_unstaged_test",
+        target_under_test = ":analysis_unstaged",
+        messages = ["clang compiles CUDA in stages only"],
+    )
+    clang_device_debug_failure_test(
+        name = "clang_device_debug_test",
+        target_under_test = ":analysis_kernel",
+        messages = ["nvcc's -G", "--cuda-noopt-device-debug"],
     )

@@ -8,6 +8,7 @@ stages of stages.bzl's CLANG_TABLE replay its jobs.
 
 load("@bazel_skylib//rules:common_settings.bzl", "BuildSettingInfo")
 load("//cuda_rules/private:compile/nvcc_args.bzl", "CANONICAL_EXECROOT", "join_path")
+load("//cuda_rules/private:device_debug.bzl", "device_debug_requested")
 load("//cuda_rules/private:labels.bzl", "display_label")
 
 visibility(["//cuda_rules/..."])
@@ -114,6 +115,9 @@ def clang_options(ctx, toolchain_flags, attrs):
     Returns:
       struct like nvcc_args.nvcc_options, toolchain_flags a list.
     """
+    if "cuda_device_debug" in ctx.features or device_debug_requested(ctx.label, ctx.attr._device_debug[BuildSettingInfo].value):
+        fail(("{}: device debugging (--@rules_cuda_stages//cuda_rules:device_debug, the cuda_device_debug feature) is nvcc's -G. " +
+              "Fix: with clang, put clang's `-g --cuda-noopt-device-debug` in copts.").format(display_label(ctx.label)))
     if ctx.file.optf:
         fail("{}: optf is an nvcc options file; clang takes no such file. Fix: put the options in copts.".format(display_label(ctx.label)))
     return struct(
