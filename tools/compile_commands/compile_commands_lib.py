@@ -342,6 +342,11 @@ def entries(aquery, paths, fmt="clang", sysroot_of=lambda compiler: None, toolki
             # clang's CUDA compile, what clangd reads, in either format.
             clang, clang_args = clang_command(argv)
             args = drop_depfile_flags(fix_paths([clang] + clang_args, paths))
+            if not any(a.startswith("--sysroot") for a in args):
+                # A wrapper that adds --sysroot (tools/bazelw's clang): clangd does not run it.
+                sysroot = sysroot_of(clang)
+                if sysroot:
+                    args.insert(1, "--sysroot=" + sysroot)
             src = args[args.index("-c") + 1] if "-c" in args[:-1] else None
             if not src:
                 raise Error("a clang_compile action without -c SOURCE: %s" % " ".join(argv[:8]))

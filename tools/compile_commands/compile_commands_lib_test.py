@@ -107,13 +107,14 @@ class CompileCommandsLibTest(unittest.TestCase):
         self.assertEqual(lib.split_xcompiler("'-D__DATE__=\"redacted\"'"), ['-D__DATE__="redacted"'])
 
     def test_clang_entries(self):
-        found = lib.entries(_aquery(), self.paths, sysroot_of=lambda cc: "/host" if cc == "/usr/bin/gcc" else None,
+        sysroots = {"/usr/bin/gcc": "/host", "/usr/bin/clang": "/clangroot"}
+        found = lib.entries(_aquery(), self.paths, sysroot_of=sysroots.get,
                             toolkit_of=lambda nvcc: (["-isystem", "/ob/external/cuda/include/cccl"], "/shims"))
         self.assertEqual([e["file"] for e in found], ["/ob/external/other~/u.cu", "pkg/c.cu", "pkg/helper.cc", "pkg/k.cu"])
         by_file = {e["file"]: e for e in found}
         # Compiled by clang: its own driver call, paths made usable from the workspace.
         self.assertEqual(by_file["pkg/c.cu"]["arguments"], [
-            "/usr/bin/clang", "-x", "cuda", "--cuda-path=/ob/external/_main~cuda~cuda_12_4", "--cuda-gpu-arch=sm_80",
+            "/usr/bin/clang", "--sysroot=/clangroot", "-x", "cuda", "--cuda-path=/ob/external/_main~cuda~cuda_12_4", "--cuda-gpu-arch=sm_80",
             "-isystem", "/ob/external/_main~cuda~cuda_12_4/include",
             "-c", "pkg/c.cu", "-o", "/ob/execroot/_main/bazel-out/k8-fastbuild/bin/pkg/_cuda/c/c/c.o",
         ])
