@@ -208,6 +208,67 @@ EMBED_FATBIN = Stage(
 
 COMPILE_STAGES = (HOST_PREPROCESS, FRONTEND, DEVICE_PREPROCESS, CICC, PTXAS, FATBINARY, HOST_COMPILE, EMBED_FATBIN)
 
+# --- One .cu file compiled in stages by clang (//cuda_rules:compiler=clang) ----
+# clang's own plan (`clang -###`, clang_scripts.py): per GPU arch one device
+# `clang -cc1` (the whole source parsed for the device, to PTX) and one ptxas
+# (the same PTXAS record as nvcc's: clang's ptxas command for the same file);
+# per source the fatbinary and the host `clang -cc1`, given an empty
+# fatbinary so that it reads no device output, then the real one spliced into
+# its .nv_fatbin section (byte-identical to clang's own object). clang
+# has no virtual/real split: a virtual arch compute_NN is clang's GPU arch
+# sm_NN, and its only real arch is that sm_NN (the rules refuse others).
+
+CLANG_DEVICE = Stage(
+    kind="clang_device",
+    mnemonic="CudaClangDevice",
+    scope=VIRTUAL,
+    outputs=(Output("ptx", "{virtual}/{stem}.ptx"),),
+    source=True,
+    host_compiler=True,
+    toolkit=("headers", "cicc_files"),
+    device=True,
+    exec_group="cicc",
+    progress="Compiling device code of %{label} for {arch} (clang): %{output}",
+    doc="clang's device compile for one GPU arch (-cc1 -triple nvptx64-nvidia-cuda): the whole source, to PTX",
+)
+CLANG_FATBINARY = Stage(
+    kind="fatbinary",
+    mnemonic="CudaFatbinary",
+    scope=SOURCE,
+    outputs=(Output("fatbin", "{stem}.fatbin"),),
+    reads=(("cubin", ALL), ("ptx", EMBEDDED)),
+    toolkit=("fatbinary",),
+    progress="Packing device code of %{label}: %{output}",
+    doc="the cubins and embedded PTX packed into the fatbinary clang's host compile embeds",
+)
+CLANG_HOST_COMPILE = Stage(
+    kind="clang_host",
+    mnemonic="CudaClangHost",
+    scope=SOURCE,
+    outputs=(Output("host_obj", "{stem}.host.o"),),
+    source=True,
+    host_compiler=True,
+    toolkit=("headers",),
+    progress="Compiling host code of %{label} (clang): %{output}",
+    doc="clang's host compile (-cc1 -triple <host>) against an empty fatbinary: no device output among its inputs",
+)
+CLANG_EMBED = Stage(
+    kind="clang_embed",
+    mnemonic="CudaClangEmbed",
+    scope=SOURCE,
+    outputs=(Output("obj", "{stem}.o"),),
+    reads=(("host_obj", SAME), ("fatbin", SAME)),
+    progress="Embedding device code of %{label}: %{output}",
+    doc="the source's object: the fatbinary spliced into the host object's .nv_fatbin section (elf_splice.py)",
+)
+
+CLANG_STAGES = (CLANG_DEVICE, PTXAS, CLANG_FATBINARY, CLANG_HOST_COMPILE, CLANG_EMBED)
+# CudaPlan's files for a clang compile: the module id (clang's -cuid) and the driver call the scripts replay.
+CLANG_PLAN_OUTPUTS = (
+    Output("module_id", "{stem}.module_id"),
+    Output("nvcc_args", "plan/clang_args.json"),
+)
+
 # --- A device link (cuda_device_link, cuda_library(rdc = True)) ----------------
 
 NVLINK = Stage(
@@ -265,6 +326,9 @@ class Table:
 
 COMPILE_TABLE = Table("compile", COMPILE_STAGES, PLAN_OUTPUTS, SOURCE)
 LINK_TABLE = Table("link", LINK_STAGES, LINK_PLAN_OUTPUTS, LINK)
+CLANG_TABLE = Table("clang", CLANG_STAGES, CLANG_PLAN_OUTPUTS, SOURCE)
+# The compile tables by name (a layout names its table).
+COMPILE_TABLES = {t.name: t for t in (COMPILE_TABLE, CLANG_TABLE)}
 
 
 def exec_groups(table):
@@ -283,7 +347,7 @@ def pipeline_mnemonics():
         if stage.mnemonic not in out:
             out.append(stage.mnemonic)
     out.append(UNSTAGED_MNEMONIC)
-    for stage in LINK_STAGES:
+    for stage in CLANG_STAGES + LINK_STAGES:
         if stage.mnemonic not in out:
             out.append(stage.mnemonic)
     return out
@@ -291,7 +355,7 @@ def pipeline_mnemonics():
 
 def device_mnemonics():
     """Mnemonics of the stages that produce device code."""
-    return sorted({s.mnemonic for s in COMPILE_STAGES + LINK_STAGES if s.device})
+    return sorted({s.mnemonic for s in COMPILE_STAGES + CLANG_STAGES + LINK_STAGES if s.device})
 
 
 def mnemonic(kind, stages=COMPILE_STAGES):
@@ -501,7 +565,7 @@ def _formatter_parse(pattern):
 
 
 _OUTPUT_RES = {}
-for _stage in COMPILE_STAGES + LINK_STAGES:
+for _stage in COMPILE_STAGES + CLANG_STAGES + LINK_STAGES:
     for _o in _stage.outputs:
         for _p in filter(None, (_o.pattern, _o.lto_pattern)):
             _OUTPUT_RES.setdefault(_stage.mnemonic, []).append(_pattern_regex(_p))
