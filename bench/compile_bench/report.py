@@ -150,7 +150,7 @@ def pin_cost_table(groups, archs, dev_archs):
 
     def device_s(run):
         return sum(v["executed_s"] for m, v in run.get("stages", {}).items()
-                   if m in stages.device_mnemonics())
+                   if m in stages.device_mnemonics(stages.COMPILE_STAGES))
 
     for r in pinned + own:
         r["device_s"] = round(device_s(r), 3)

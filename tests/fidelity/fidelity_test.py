@@ -255,10 +255,19 @@ def compare_device_link(root, layout_path):
     layout = layout_lib.load(layout_path, "link")
     with open(_runfile(root, layout.nvcc_args_file)) as f:
         nvcc_args = json.load(f)
+    args = [a for a in nvcc_args if a != stages.DEVICE_LINK_PLACEHOLDER]
+    if len(layout.archs) == 1:
+        # nvcc passes nvlink -report-arch only for more than one arch; every
+        # CudaDeviceLink passes it (link_scripts.with_report_arch), so that an
+        # arch's device link is one action in every arch set. Its cubin is the
+        # one nvcc links for that arch among others: the reference gets the
+        # option too (nvlink records its options canonically ordered in
+        # .note.nv.tkinfo, so where nvcc puts it does not show).
+        args.append("-Xnvlink=-report-arch")
     execroot, _, plan = _reference_run(
         root,
         layout,
-        [a for a in nvcc_args if a != stages.DEVICE_LINK_PLACEHOLDER],
+        args,
         inputs=[_runfile(root, o) for o in layout.objects],
     )
     pairs = []

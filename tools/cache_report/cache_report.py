@@ -47,9 +47,7 @@ def main(argv):
     rows = cache_report_lib.summarize(spawns, baseline, only_cuda=not FLAGS.all_mnemonics)
     sys.stdout.write(cache_report_lib.format_rows(rows, FLAGS.format))
     if baseline is not None and FLAGS.format == "table":
-        device = [m for m in cache_report_lib.STAGE_ORDER if m in cache_report_lib.DEVICE_STAGES]
-        print("device stages (%s): %.1f %% of their time served from cache"
-              % (", ".join(device), 100 * cache_report_lib.device_fraction_from_cache(rows)))
+        sys.stdout.write(cache_report_lib.headline(rows))
     return 0
 
 

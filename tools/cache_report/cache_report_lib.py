@@ -23,8 +23,12 @@ _SECONDS = re.compile(r"^([0-9.]+)s$")
 
 # Stages in pipeline order (the stage table's); other mnemonics are listed after them.
 STAGE_ORDER = stages.pipeline_mnemonics()
-# The stages that produce device code (what "device-stage CPU" counts).
-DEVICE_STAGES = set(stages.device_mnemonics())
+# The compile's stages that produce device code, in pipeline order (nvcc's
+# device preprocess, cicc, ptxas; clang's device compile): what "device
+# stages" counts, in the headline and the benchmarks.
+DEVICE_STAGES = [m for m in STAGE_ORDER if m in stages.device_mnemonics(stages.COMPILE_STAGES + stages.CLANG_STAGES)]
+# The device link's (nvlink per arch): reported on their own line.
+DEVICE_LINK_STAGES = [m for m in STAGE_ORDER if m in stages.device_mnemonics(stages.LINK_STAGES)]
 
 
 class LogError(ValueError):
@@ -249,11 +253,37 @@ def summarize(spawns, baseline=None, only_cuda=True):
     return sorted(rows.values(), key=key)
 
 
-def device_fraction_from_cache(rows):
-    """Fraction of device-stage time that came from the cache (needs a baseline)."""
-    saved = sum(r.saved_s for r in rows if r.stage in DEVICE_STAGES)
-    executed = sum(r.executed_s for r in rows if r.stage in DEVICE_STAGES)
+def fraction_from_cache(rows, mnemonics):
+    """Fraction of the time of the stages `mnemonics` that came from the cache (needs a baseline)."""
+    saved = sum(r.saved_s for r in rows if r.stage in mnemonics)
+    executed = sum(r.executed_s for r in rows if r.stage in mnemonics)
     return saved / (saved + executed) if saved + executed else 0.0
+
+
+def device_fraction_from_cache(rows):
+    """Fraction of the compile's device-stage time (DEVICE_STAGES) that came from the cache (needs a baseline)."""
+    return fraction_from_cache(rows, DEVICE_STAGES)
+
+
+def headline(rows):
+    """The report's summary lines: each counts exactly the stages it names.
+
+    The compile's device stages, then (if the build has any) the device links
+    on their own line: a device link's key holds every linked source's code for
+    its arch, so its reuse is another fact than the compile's.
+    """
+    lines = []
+    for what, mnemonics in (("device stages", DEVICE_STAGES), ("device links", DEVICE_LINK_STAGES)):
+        counted = [r for r in rows if r.stage in mnemonics]
+        if what == "device links" and not counted:
+            continue
+        # Name the stages the build has (an nvcc build has no clang stage);
+        # all of them when it has none.
+        mnemonics = [m for m in mnemonics if any(r.stage == m for r in counted)] or mnemonics
+        lines.append("%s (%s): %.1f %% of their time served from cache (%d of %d actions cache hits)" % (
+            what, ", ".join(mnemonics), 100 * fraction_from_cache(rows, mnemonics),
+            sum(r.cache_hits for r in counted), sum(r.actions for r in counted)))
+    return "\n".join(lines) + "\n"
 
 
 _COLUMNS = ["stage", "arch", "actions", "cache_hits", "remote_hits", "disk_hits", "executed", "executed_s", "saved_s"]

@@ -89,6 +89,33 @@ class CacheReportTest(unittest.TestCase):
         self.assertAlmostEqual(sum(r.saved_s for r in rows), 2.0)
         self.assertAlmostEqual(lib.device_fraction_from_cache(rows), 2.0 / 3.0)
 
+    def test_headline_counts_exactly_the_stages_it_names(self):
+        # A developer's build: every compile device stage from the cache, the device link run.
+        cold = lib.read_json_log(write([
+            spawn("CudaDevicePreprocess", ["compute_90/k.cpp1.ii"], False, "1.0s"),
+            spawn("CudaCicc", ["compute_90/k.ptx"], False, "2.0s"),
+            spawn("CudaPtxas", ["compute_90/sm_90/k.cubin"], False, "1.0s"),
+            spawn("CudaDeviceLink", ["_cuda_dlink/t/sm_90/t.cubin"], False, "1.0s"),
+        ]))
+        warm = lib.read_json_log(write([
+            spawn("CudaDevicePreprocess", ["compute_90/k.cpp1.ii"], True),
+            spawn("CudaCicc", ["compute_90/k.ptx"], True),
+            spawn("CudaPtxas", ["compute_90/sm_90/k.cubin"], True),
+            spawn("CudaDeviceLink", ["_cuda_dlink/t/sm_90/t.cubin"], False, "1.0s"),
+        ]))
+        rows = lib.summarize(warm, baseline=cold)
+        self.assertEqual(lib.DEVICE_STAGES, ["CudaDevicePreprocess", "CudaCicc", "CudaPtxas"])
+        self.assertEqual(lib.DEVICE_LINK_STAGES, ["CudaDeviceLink"])
+        self.assertEqual(lib.device_fraction_from_cache(rows), 1.0)
+        self.assertEqual(
+            lib.headline(rows).splitlines(),
+            ["device stages (CudaDevicePreprocess, CudaCicc, CudaPtxas): 100.0 % of their time served from cache "
+             "(3 of 3 actions cache hits)",
+             "device links (CudaDeviceLink): 0.0 % of their time served from cache (0 of 1 actions cache hits)"])
+        # A build without device links has no such line.
+        rows = lib.summarize(warm[:3], baseline=cold)
+        self.assertEqual(len(lib.headline(rows).splitlines()), 1)
+
     def test_binary_log_reads_like_the_json_one(self):
         entries = [
             spawn("CudaCicc", ["compute_90/k.ptx"], True, "0.01s"),

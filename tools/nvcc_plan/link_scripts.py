@@ -3,7 +3,9 @@
   - per real arch, the CudaDeviceLink script: nvcc's nvlink command for that
     arch, reading one object per relocatable source made from that arch's code
     alone (each source's plan/device_object.sh wraps it as nvcc's object
-    carries it), so the action's key holds only that arch's device code;
+    carries it), so the action's key holds only that arch's device code, and
+    always with `-report-arch` (with_report_arch), so it is the same action
+    whatever other archs the link has;
   - the CudaFatbinary script: nvcc's fatbinary over the linked cubins;
   - the CudaLinkStub script: nvcc's compile of crt/link.stub, which embeds
     that fatbinary and registers every linked module.
@@ -61,6 +63,27 @@ def markers_header(layout):
     return "\n".join(lines) + "\n"
 
 
+REPORT_ARCH = "-report-arch"
+
+
+def with_report_arch(argv):
+    """nvlink's command with `-report-arch`, where nvcc puts it, whatever the link's arch set.
+
+    nvcc passes nvlink `-report-arch` (name the arch in its messages) only when
+    it links more than one arch, and nvlink records its options in the cubin
+    (.note.nv.tkinfo), so nvcc's sm_90 cubin of a one-arch link differs from
+    the sm_90 cubin of a multi-arch link. Every CudaDeviceLink passes it: the
+    action of one arch is the same whatever else the build links, and its cubin
+    is byte for byte the one nvcc links for that arch among others (nvlink
+    records its options in a canonical order, so the position does not show).
+    The option changes nothing but nvlink's messages and that record.
+    """
+    argv = [a for a in argv if a != REPORT_ARCH]
+    anchor = [i for i, a in enumerate(argv) if a.startswith("-cpu-arch")]
+    at = anchor[0] + 1 if anchor else 1
+    return argv[:at] + [REPORT_ARCH] + argv[at:]
+
+
 def for_link(plan, layout):
     """Returns {script path: content} for every stage of a device link plan (a LinkLayout)."""
     label = layout.label
@@ -98,7 +121,7 @@ def for_link(plan, layout):
     out = {}
     for arch in archs:
         s = nvlinks[arch]
-        argv = [rewrite(a, {reg_c: files["reg_c/" + arch]}) for a in s.argv]
+        argv = with_report_arch([rewrite(a, {reg_c: files["reg_c/" + arch]}) for a in s.argv])
         argv[0] = toolkit.tool("nvlink")
         # The placeholder object nvcc was planned with becomes this arch's
         # wrapped objects, made in a temporary directory.

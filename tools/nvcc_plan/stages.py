@@ -353,9 +353,9 @@ def pipeline_mnemonics():
     return out
 
 
-def device_mnemonics():
-    """Mnemonics of the stages that produce device code."""
-    return sorted({s.mnemonic for s in COMPILE_STAGES + CLANG_STAGES + LINK_STAGES if s.device})
+def device_mnemonics(of=COMPILE_STAGES + CLANG_STAGES + LINK_STAGES):
+    """Mnemonics of the stages (of `of`: a table's stages; default all tables') that produce device code, sorted."""
+    return sorted({s.mnemonic for s in of if s.device})
 
 
 def mnemonic(kind, stages=COMPILE_STAGES):
