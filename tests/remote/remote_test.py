@@ -183,8 +183,10 @@ class RemoteTest(unittest.TestCase):
     def test_every_stage_ran_on_the_executor(self):
         spawns = cache_report_lib.read_log(_log(self.tmp, "rbe"))
         stages = [s for s in spawns if s.mnemonic.startswith("Cuda")]
-        # Every mnemonic of a staged build with device links (the stage table's), none unstaged.
-        self.assertEqual({s.mnemonic for s in stages}, set(nvcc_stages.pipeline_mnemonics()) - {nvcc_stages.UNSTAGED_MNEMONIC})
+        # Every mnemonic of an nvcc build with device links (the plan, nvcc's compile
+        # table and the link table), none unstaged and none of clang's table.
+        nvcc_build = {nvcc_stages.PLAN_MNEMONIC} | {s.mnemonic for s in nvcc_stages.COMPILE_STAGES + nvcc_stages.LINK_STAGES}
+        self.assertEqual({s.mnemonic for s in stages}, nvcc_build)
         self.assertEqual({s.runner for s in stages}, {"remote"})
         self.assertEqual([s.mnemonic for s in spawns if s.runner != "remote"], [])
 
