@@ -33,17 +33,13 @@ from tools.nvcc_plan import scripts as scripts_lib
 from tools.nvcc_plan import stages
 
 
-def _fail(layout, message):
-    raise scripts_lib.PlanMismatch("rules_cuda_stages: %s: %s" % (layout.display_label, message))
-
-
 def check_archs(layout):
     """Each virtual arch of a clang compile builds at most its own cubin (clang has no virtual/real split)."""
     for a in layout.archs:
         gpu = clang_dryrun.gpu_arch(a.virtual)
         if a.lto or [r for r in a.reals if r != gpu]:
-            _fail(
-                layout,
+            scripts_lib.fail(
+                layout.display_label,
                 "clang compiles each GPU arch from the source for itself: %s with cubins %s cannot be built by clang "
                 "(%s). Fix: name archs as sm_NN or compute_NN, or compile with nvcc."
                 % (a.virtual, ", ".join(a.reals) or "none", "LTO IR is nvcc's" if a.lto else "only %s" % gpu),
@@ -76,44 +72,41 @@ def _script(layout, exports, mnemonic, argv, arch=""):
 def for_source(plan, layout):
     """Returns {script path: content} for every stage of `plan` (a dryrun.Plan from clang_dryrun.parse)."""
     if layout.table != stages.CLANG_TABLE.name:
-        _fail(layout, "a clang plan for a layout of the %s table" % layout.table)
+        scripts_lib.fail(layout.display_label, "a clang plan for a layout of the %s table" % layout.table)
     check_archs(layout)
     odd = plan.by_kind("unknown")
     if odd:
-        _fail(
-            layout,
+        scripts_lib.fail(
+            layout.display_label,
             "clang's plan for these options runs %s, which is not a stage these rules can run (options: %s). "
             "Remove the option, or compile this target with nvcc."
             % (", ".join(repr(" ".join(c.argv[:2])) for c in odd), " ".join(layout.user_options) or "none"),
         )
 
     def only(kind):
-        found = plan.by_kind(kind)
-        if len(found) != 1:
-            _fail(layout, "expected one %s job in clang's plan, found %d" % (kind, len(found)))
-        return found[0]
+        return scripts_lib.only(plan, kind, layout.display_label, "job in clang's plan")
 
     fatbinary, host = only("fatbinary"), only("clang_host")
     devices = {c.arch: c for c in plan.by_kind("clang_device")}
     ptxases = {c.arch: c for c in plan.by_kind("ptxas")}
     gpus = [clang_dryrun.gpu_arch(a.virtual) for a in layout.archs]
     if sorted(devices) != sorted(gpus) or len(devices) != len(plan.by_kind("clang_device")):
-        _fail(layout, "clang plans device compiles for %s, the rule declared %s" % (sorted(devices), sorted(gpus)))
+        scripts_lib.fail(layout.display_label, "clang plans device compiles for %s, the rule declared %s" % (sorted(devices), sorted(gpus)))
     if sorted(ptxases) != sorted(gpus) or len(ptxases) != len(plan.by_kind("ptxas")):
-        _fail(layout, "clang plans ptxas for %s, the rule declared %s" % (sorted(ptxases), sorted(gpus)))
+        scripts_lib.fail(layout.display_label, "clang plans ptxas for %s, the rule declared %s" % (sorted(ptxases), sorted(gpus)))
     if "-fgpu-rdc" in host.argv or layout.rdc:
-        _fail(layout, "relocatable device code (rdc = True) is not compiled by clang in stages yet; compile it with nvcc")
+        scripts_lib.fail(layout.display_label, "relocatable device code (rdc = True) is not compiled by clang in stages yet; compile it with nvcc")
     images = clang_dryrun.parse_images(fatbinary.argv)
     want_ptx = sorted(clang_dryrun.gpu_arch(a.virtual)[3:] for a in layout.archs if a.ptx)
     got_ptx = sorted(im["sm"] for im in images if im["kind"] == "ptx")
     if got_ptx != want_ptx:
-        _fail(layout, "clang's fatbinary embeds the PTX of %s, the rule declared %s" % (got_ptx, want_ptx))
+        scripts_lib.fail(layout.display_label, "clang's fatbinary embeds the PTX of %s, the rule declared %s" % (got_ptx, want_ptx))
     # The toolkit clang found (--cuda-path, execroot-relative) is the rules': its ptxas and fatbinary.
     root = _execroot_relative(layout.toolkit_root)
     for command in list(ptxases.values()) + [fatbinary]:
         want_tool = "%s/bin/%s" % (root, command.tool)
         if _execroot_relative(os.path.normpath(command.argv[0])) != os.path.normpath(want_tool):
-            _fail(layout, "clang runs %s, not the toolkit's %s" % (command.argv[0], want_tool))
+            scripts_lib.fail(layout.display_label, "clang runs %s, not the toolkit's %s" % (command.argv[0], want_tool))
 
     files = layout.files
     renames = {fatbinary.outputs[0]: files["fatbin"], host.outputs[0]: files["host_obj"]}
@@ -128,7 +121,7 @@ def for_source(plan, layout):
         argv = [rename(arg) for arg in c.argv]
         left = [arg for arg in argv if clang_dryrun.PLAN_TMPDIR in arg]
         if left:
-            _fail(layout, "clang's %s job has files these rules cannot name: %s" % (c.kind, " ".join(left)))
+            scripts_lib.fail(layout.display_label, "clang's %s job has files these rules cannot name: %s" % (c.kind, " ".join(left)))
         return argv
 
     exports = [("PWD", scripts_lib.CANONICAL_CWD)]

@@ -16,10 +16,6 @@ from tools.nvcc_plan import scripts as scripts_lib
 from tools.nvcc_plan import stages
 
 
-def _fail(layout, message):
-    raise scripts_lib.PlanMismatch("rules_cuda_stages: %s: %s" % (layout.display_label, message))
-
-
 # Stages whose command defines __CUDA_ARCH_LIST__ (gcc -E and the host compile).
 _ARCH_LIST_STAGES = ("host_preprocess", "device_preprocess", "host_compile")
 
@@ -28,18 +24,15 @@ def for_source(plan, layout):
     """Returns {script path: content} for every stage of `plan` (a CompileLayout)."""
     unknown = [s for s in plan.commands if s.kind in ("unknown", "nvlink")]
     if unknown:
-        _fail(
-            layout,
+        scripts_lib.fail(
+            layout.display_label,
             "nvcc's plan for these options runs %s, which is not a stage these rules can run "
             "(options: %s). Remove the option, or build this target with staged = False."
             % (", ".join(repr(" ".join(s.argv[:3])) for s in unknown), " ".join(layout.user_options) or "none"),
         )
 
     def only(kind):
-        found = plan.by_kind(kind)
-        if len(found) != 1:
-            _fail(layout, "expected one %s stage in nvcc's plan, found %d" % (kind, len(found)))
-        return found[0]
+        return scripts_lib.only(plan, kind, layout.display_label, "stage in nvcc's plan")
 
     host_pp, frontend, fatbinary, host_compile = (
         only("host_preprocess"),
@@ -52,13 +45,13 @@ def for_source(plan, layout):
     ptxases = {"%s/%s" % (s.virtual_arch, s.arch): s for s in plan.by_kind("ptxas")}
     virtual = layout.virtual_archs
     if sorted(ciccs) != sorted(virtual) or sorted(dpps) != sorted(virtual):
-        _fail(layout, "nvcc plans virtual archs %s, the rule declared %s" % (sorted(ciccs), sorted(virtual)))
+        scripts_lib.fail(layout.display_label, "nvcc plans virtual archs %s, the rule declared %s" % (sorted(ciccs), sorted(virtual)))
     if sorted(ptxases) != sorted(layout.real_keys):
-        _fail(layout, "nvcc plans real archs %s, the rule declared %s" % (sorted(ptxases), sorted(layout.real_keys)))
+        scripts_lib.fail(layout.display_label, "nvcc plans real archs %s, the rule declared %s" % (sorted(ptxases), sorted(layout.real_keys)))
 
     if plan.relocatable != layout.rdc:
-        _fail(
-            layout,
+        scripts_lib.fail(
+            layout.display_label,
             "nvcc plans %s device code, the rule declared %s" % (
                 "relocatable" if plan.relocatable else "whole-program", "relocatable" if layout.rdc else "whole-program"),
         )
@@ -82,8 +75,8 @@ def for_source(plan, layout):
         renames[dryrun.value_after(cicc.argv, "--gen_device_file_name")] = files["cicc_gpu/" + arch]
         renames[dryrun.value_after(cicc.argv, "--include_file_name")] = layout.fatbin_c_name
     if stub_arch != layout.stub_arch:
-        _fail(
-            layout,
+        scripts_lib.fail(
+            layout.display_label,
             "the host compile includes the registration stub of %s, the rule expected %s" % (stub_arch, layout.stub_arch),
         )
     for key, ptxas in ptxases.items():
@@ -104,7 +97,7 @@ def for_source(plan, layout):
             # subset of it): the same command as in a build of the whole set.
             pinned = [i for i, a in enumerate(argv) if a.startswith("-D__CUDA_ARCH_LIST__=")]
             if len(pinned) != 1:
-                _fail(layout, "cannot pin __CUDA_ARCH_LIST__: nvcc's %s command defines it %d times" % (stage.kind, len(pinned)))
+                scripts_lib.fail(layout.display_label, "cannot pin __CUDA_ARCH_LIST__: nvcc's %s command defines it %d times" % (stage.kind, len(pinned)))
             argv[pinned[0]] = "-D__CUDA_ARCH_LIST__=" + pinned_list
         # The tool itself by its plain path (an action may hold no file of
         # bin/, so <root>/bin/../nvvm/bin/cicc would not resolve).
@@ -176,8 +169,8 @@ def device_toolchain_flags(layout, argv, arch):
     for i in range(1, len(argv) - n + 1):
         if argv[i : i + n] == run:
             return argv[:i] + list(layout.device_toolchain_flags) + argv[i + n :]
-    _fail(
-        layout,
+    scripts_lib.fail(
+        layout.display_label,
         "cannot find the C++ toolchain's flags (%s) in nvcc's device preprocess command for %s: "
         "this nvcc orders -Xcompiler options in a way these rules do not know. "
         "Build this target with staged = False, or report it." % (" ".join(run), arch),
