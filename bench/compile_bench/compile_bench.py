@@ -373,7 +373,7 @@ def report(opts):
     print(text)
     venv_python = ensure_matplotlib()
     if venv_python:
-        cmd = [venv_python, os.path.join(REPO, "tools", "compile_bench", "report.py"), "--out=" + opts.out,
+        cmd = [venv_python, os.path.join(REPO, "bench", "compile_bench", "report.py"), "--out=" + opts.out,
                "--name=" + opts.name, "--archs=" + opts.archs, "--dev_archs=" + opts.dev_archs, "--plots", paths[0]]
         if opts.gpu_results:
             cmd.append("--gpu_results=" + opts.gpu_results)

@@ -354,7 +354,7 @@ def report(opts):
 
     python = compile_bench.ensure_matplotlib()
     if python:
-        subprocess.run([python, os.path.join(REPO, "tools", "compile_bench", "scaling_plots.py"), results_path(opts),
+        subprocess.run([python, os.path.join(REPO, "bench", "compile_bench", "scaling_plots.py"), results_path(opts),
                         "--out=" + opts.out, "--name=" + opts.name, "--archs=" + opts.archs,
                         "--dev_archs=" + opts.dev_archs], check=True, env=dict(os.environ, PYTHONPATH=REPO))
 

@@ -91,9 +91,9 @@ def cuda_toolchain_config_clang(name, **_attrs):
       name: the target's name.
       **_attrs: ignored.
     """
-    fail(("{}: rules_cuda's clang CUDA toolchain has no counterpart here: these rules compile CUDA with nvcc's " +
-          "own stages. Fix: remove it. To make clang the host compiler, point Bazel's C++ toolchain at clang " +
-          "(nvcc uses the C++ toolchain's compiler).").format(name))
+    fail(("{}: rules_cuda's clang CUDA toolchain has no counterpart here: with " +
+          "--@rules_cuda_stages//cuda_rules:compiler=clang these rules compile CUDA with the C++ toolchain's clang " +
+          "(docs/cuda_library.md, \"clang as the CUDA compiler\"). Fix: remove it, and point Bazel's C++ toolchain at clang.").format(name))
 
 def cuda_toolchain(name, **_attrs):
     """rules_cuda's toolchain rule: fails here (toolchains come from the `cuda` module extension).

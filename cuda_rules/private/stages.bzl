@@ -18,6 +18,8 @@ SAME = "same"
 ALL = "all"
 EMBEDDED = "embedded"
 LAST = "last"
+STUB_ARCH = "stub_arch"
+NOT_STUB_ARCH = "not_stub_arch"
 
 PLAN_MNEMONIC = "CudaPlan"
 UNSTAGED_MNEMONIC = "CudaCompile"
@@ -35,6 +37,11 @@ PLAN_OUTPUTS = [
 LINK_PLAN_OUTPUTS = [
     struct(key = "nvcc_args", pattern = "plan/nvcc_args.json", lto_pattern = ""),
     struct(key = "markers", pattern = "plan/markers.h", lto_pattern = ""),
+]
+
+CLANG_PLAN_OUTPUTS = [
+    struct(key = "module_id", pattern = "{stem}.module_id", lto_pattern = ""),
+    struct(key = "nvcc_args", pattern = "plan/clang_args.json", lto_pattern = ""),
 ]
 
 # One .cu file compiled in stages (cuda_library, cuda_objects).
@@ -79,6 +86,7 @@ REGISTRATION_STUB = struct(
     scope = "source",
     outputs = [
         struct(key = "stub", pattern = "host/{stem}.cudafe1.stub.c", lto_pattern = ""),
+        struct(key = "stub_cicc_input", pattern = "host/{stem}.stub_arch_cicc_input", lto_pattern = ""),
     ],
     reads = [("module_id", "same")],
     source = True,
@@ -87,7 +95,7 @@ REGISTRATION_STUB = struct(
     device = False,
     exec_group = "",
     progress = "Writing the registration stub of %{label} (cicc front end): %{output}",
-    doc = "the registration stub the host compile includes: the device preprocess of one fixed arch and cicc's front end alone (no code generation), so the host compile waits for no optimizing cicc and its key holds no arch",
+    doc = "the registration stub the host compile includes, from one fixed arch's device preprocess and cicc front end (whose NVVM IR that arch's CudaCicc compiles on), so the host compile waits for no optimizing cicc and its key holds no arch",
 )
 
 DEVICE_PREPROCESS = struct(
@@ -113,18 +121,15 @@ CICC = struct(
     scope = "virtual",
     outputs = [
         struct(key = "ptx", pattern = "{virtual}/{stem}.ptx", lto_pattern = "{virtual}/{stem}.ltoir"),
-        struct(key = "cicc_c", pattern = "{virtual}/{stem}.cudafe1.c", lto_pattern = ""),
-        struct(key = "cicc_stub", pattern = "{virtual}/{stem}.cudafe1.stub.c", lto_pattern = ""),
-        struct(key = "cicc_gpu", pattern = "{virtual}/{stem}.cudafe1.gpu", lto_pattern = ""),
     ],
-    reads = [("cpp1", "same"), ("module_id", "same")],
+    reads = [("cpp1", "not_stub_arch"), ("stub_cicc_input", "stub_arch"), ("module_id", "same")],
     source = False,
     host_compiler = False,
     toolkit = ["cicc_files"],
     device = True,
     exec_group = "cicc",
     progress = "Compiling device code for {arch} (cicc): %{output}",
-    doc = "device code to PTX (or NVVM IR for an LTO arch); the stub it writes too (nvcc's host compile includes the last arch's) is read by nothing here",
+    doc = "device code to PTX (or NVVM IR for an LTO arch); for the registration stub's arch, cicc's back end alone on the stub's front end's NVVM IR",
 )
 
 PTXAS = struct(
@@ -208,6 +213,84 @@ COMPILE_STAGES = [
     EMBED_FATBIN,
 ]
 
+# One .cu file compiled in stages by clang (//cuda_rules:compiler=clang; PTXAS is nvcc's record).
+
+CLANG_DEVICE = struct(
+    kind = "clang_device",
+    mnemonic = "CudaClangDevice",
+    scope = "virtual",
+    outputs = [
+        struct(key = "ptx", pattern = "{virtual}/{stem}.ptx", lto_pattern = ""),
+    ],
+    reads = [],
+    source = True,
+    host_compiler = True,
+    toolkit = ["headers", "cicc_files"],
+    device = True,
+    exec_group = "cicc",
+    progress = "Compiling device code of %{label} for {arch} (clang): %{output}",
+    doc = "clang's device compile for one GPU arch (-cc1 -triple nvptx64-nvidia-cuda): the whole source, to PTX",
+)
+
+CLANG_FATBINARY = struct(
+    kind = "fatbinary",
+    mnemonic = "CudaFatbinary",
+    scope = "source",
+    outputs = [
+        struct(key = "fatbin", pattern = "{stem}.fatbin", lto_pattern = ""),
+    ],
+    reads = [("cubin", "all"), ("ptx", "embedded")],
+    source = False,
+    host_compiler = False,
+    toolkit = ["fatbinary"],
+    device = False,
+    exec_group = "",
+    progress = "Packing device code of %{label}: %{output}",
+    doc = "the cubins and embedded PTX packed into the fatbinary clang's host compile embeds",
+)
+
+CLANG_HOST_COMPILE = struct(
+    kind = "clang_host",
+    mnemonic = "CudaClangHost",
+    scope = "source",
+    outputs = [
+        struct(key = "host_obj", pattern = "{stem}.host.o", lto_pattern = ""),
+    ],
+    reads = [],
+    source = True,
+    host_compiler = True,
+    toolkit = ["headers"],
+    device = False,
+    exec_group = "",
+    progress = "Compiling host code of %{label} (clang): %{output}",
+    doc = "clang's host compile (-cc1 -triple <host>) against an empty fatbinary: no device output among its inputs",
+)
+
+CLANG_EMBED = struct(
+    kind = "clang_embed",
+    mnemonic = "CudaClangEmbed",
+    scope = "source",
+    outputs = [
+        struct(key = "obj", pattern = "{stem}.o", lto_pattern = ""),
+    ],
+    reads = [("host_obj", "same"), ("fatbin", "same")],
+    source = False,
+    host_compiler = False,
+    toolkit = [],
+    device = False,
+    exec_group = "",
+    progress = "Embedding device code of %{label}: %{output}",
+    doc = "the source's object: the fatbinary spliced into the host object's .nv_fatbin section (elf_splice.py)",
+)
+
+CLANG_STAGES = [
+    CLANG_DEVICE,
+    PTXAS,
+    CLANG_FATBINARY,
+    CLANG_HOST_COMPILE,
+    CLANG_EMBED,
+]
+
 # A device link (cuda_device_link, cuda_library(rdc = True)).
 
 NVLINK = struct(
@@ -279,6 +362,14 @@ COMPILE_TABLE = struct(
     exec_groups = ["cicc", "ptxas"],
 )
 
+CLANG_TABLE = struct(
+    name = "clang",
+    stages = CLANG_STAGES,
+    plan_outputs = CLANG_PLAN_OUTPUTS,
+    plan_scope = "source",
+    exec_groups = ["cicc", "ptxas"],
+)
+
 LINK_TABLE = struct(
     name = "link",
     stages = LINK_STAGES,
@@ -288,14 +379,14 @@ LINK_TABLE = struct(
 )
 
 # Every mnemonic, in pipeline order.
-MNEMONICS = ["CudaPlan", "CudaHostPreprocess", "CudaFrontend", "CudaRegistrationStub", "CudaDevicePreprocess", "CudaCicc", "CudaPtxas", "CudaFatbinary", "CudaHostCompile", "CudaEmbedFatbin", "CudaCompile", "CudaDeviceLink", "CudaLinkStub"]
+MNEMONICS = ["CudaPlan", "CudaHostPreprocess", "CudaFrontend", "CudaRegistrationStub", "CudaDevicePreprocess", "CudaCicc", "CudaPtxas", "CudaFatbinary", "CudaHostCompile", "CudaEmbedFatbin", "CudaCompile", "CudaClangDevice", "CudaClangHost", "CudaClangEmbed", "CudaDeviceLink", "CudaLinkStub"]
 
 # The mnemonics of the stages that produce device code.
-DEVICE_MNEMONICS = ["CudaCicc", "CudaDeviceLink", "CudaDevicePreprocess", "CudaPtxas"]
+DEVICE_MNEMONICS = ["CudaCicc", "CudaClangDevice", "CudaDeviceLink", "CudaDevicePreprocess", "CudaPtxas"]
 
 # The keys of the layout files the rules write for CudaPlan (tools/nvcc_plan/layout.py reads them):
 # a source's, one entry of its archs, a device link's, one entry of its inputs.
-COMPILE_LAYOUT_KEYS = ["label", "display_label", "src", "src_short_path", "stem", "directory", "toolkit_root", "archs", "rdc", "link_marker", "pinned_arch_list", "user_options", "files", "scripts", "host_toolchain_flags", "device_toolchain_flags"]
+COMPILE_LAYOUT_KEYS = ["label", "display_label", "src", "src_short_path", "stem", "directory", "toolkit_root", "archs", "rdc", "link_marker", "pinned_arch_list", "user_options", "files", "scripts", "host_toolchain_flags", "device_toolchain_flags", "table"]
 ARCH_KEYS = ["virtual", "reals", "ptx", "lto"]
 LINK_LAYOUT_KEYS = ["label", "name", "directory", "toolkit_root", "archs", "lto", "inputs", "markers", "non_rdc", "objects", "files", "scripts"]
 LINK_INPUT_KEYS = ["kind", "image", "script", "name"]

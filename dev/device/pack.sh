@@ -9,7 +9,8 @@
 # requires-gpu in the workspace it runs in, and, from the repository root, in
 # the consumer module) with the BAZEL_FLAGs (arguments starting with --), and
 # writes OUT.tar.xz holding, per test, OUT/<label as a file name>/ with the
-# test binary and its runfiles tree. NVIDIA's shared libraries (cuDNN alone is
+# test binary, its runfiles tree and its args (one per line, as `bazel test`
+# expands them). NVIDIA's shared libraries (cuDNN alone is
 # 900 MB) stay behind: each is listed in <name>/libs as its runfiles path,
 # soname and sha256, and dev/device/run.sh takes the same sonames from the
 # GPU machine's own NVIDIA wheels.
@@ -44,6 +45,10 @@ for label in "${labels[@]}"; do
   mkdir -p "$dest"
   cp -f "$(readlink -f "$bin")" "$dest/$base"
   echo "$label" >"$dest/label"
+  # The test's args as `bazel test` passes them ($(rlocationpath ...)
+  # expanded): the TestRunner action's command line after the binary.
+  "$bazel" aquery "${flags[@]}" "mnemonic(\"TestRunner\", $label)" --output=jsonproto 2>/dev/null |
+    python3 -c 'import json, sys; [print(a) for a in json.load(sys.stdin)["actions"][0]["arguments"][2:]]' >"$dest/args"
   : >"$dest/libs"
   (cd "$bin.runfiles" && find -L . -type f) | sort | while read -r rel; do
     rel="${rel#./}"

@@ -9,8 +9,8 @@
 # site-packages/nvidia/*/lib, e.g. PyTorch's) or, failing that, its CUDA
 # install ($CUDA_HOME, default /usr/local/cuda: lib64), saying whether each is the very
 # file the build linked (sha256) or another build with the same soname; then
-# runs the test as `bazel test` would (in its runfiles, TEST_SRCDIR set, no
-# LD_LIBRARY_PATH) and prints its output. Exit status: 0 if all passed.
+# runs the test as `bazel test` would (in its runfiles, with its args,
+# TEST_SRCDIR set, no LD_LIBRARY_PATH) and prints its output. Exit status: 0 if all passed.
 set -uo pipefail
 src="${1:?usage: dev/device/run.sh PACK.tar.xz|DIR [NAME_FILTER]}"
 filter="${2:-}"
@@ -56,7 +56,9 @@ for t in "$dir"/*/; do
     fi
   done <"$t/libs"
   runfiles="$t/$base.runfiles"
-  if (cd "$runfiles/_main" 2>/dev/null || cd "$runfiles"; env -u LD_LIBRARY_PATH TEST_SRCDIR="$runfiles" RUNFILES_DIR="$runfiles" TEST_TMPDIR="$(mktemp -d)" "$bin"); then
+  args=()
+  [[ -f "$t/args" ]] && mapfile -t args <"$t/args"
+  if (cd "$runfiles/_main" 2>/dev/null || cd "$runfiles"; env -u LD_LIBRARY_PATH TEST_SRCDIR="$runfiles" RUNFILES_DIR="$runfiles" TEST_TMPDIR="$(mktemp -d)" "$bin" "${args[@]}"); then
     echo "PASS: $name"
     passed=$((passed + 1))
   else

@@ -12,7 +12,9 @@ dependencies. Then, for each entry, as an editor would see it:
   before the file (its CUDA wrapper), clang does.
 
 With --format=nvcc the .cu entries are the nvcc commands of unstaged
-compiles: one of them, run as written, compiles.
+compiles: one of them, run as written, compiles. Built with clang as the CUDA
+compiler (compiler=clang), each .cu entry is clang's own driver call, which
+clangd checks and clang parses without errors.
 """
 
 import glob
@@ -27,6 +29,15 @@ from tests.e2e import checkout_lib
 from tests.e2e.checkout_lib import Checkout, offline_flags
 
 TARGETS = ["@rules_cuda_stages_examples//...", "//tests/cc_toolchain:kernel"]
+# clang as the CUDA compiler (docs/cuda_library.md, "clang"): the examples' CUDA sources.
+CLANG_FLAGS = ["--//cuda_rules:compiler=clang", "--//tests/host_clang:clang", "--//cuda_rules:toolkit=12.4"]
+CLANG_TARGETS = ["@rules_cuda_stages_examples//..."]
+CLANG_CU_FILES = [
+    "examples/cub_reduce/sum.cu",
+    "examples/driver_api/kernels.cu",
+    "examples/templated/scale.cu",
+    "examples/vector_add/vector_add.cu",
+]
 CU_FILES = [
     "examples/cub_reduce/sum.cu",
     "examples/templated/scale.cu",
@@ -57,6 +68,11 @@ class CompileCommandsTest(unittest.TestCase):
         try:
             cls.entries = cls._generate("compile_commands.json")
             cls.nvcc_entries = cls._generate("nvcc_commands.json", "--format=nvcc")
+            # The same sources compiled by clang (compiler=clang, its supported pair): clang's own
+            # driver calls, in a directory of their own for clangd --compile-commands-dir.
+            os.makedirs(os.path.join(cls.checkout.dir, "clang_db"))
+            cls.clang_entries = cls._generate(
+                "clang_db/compile_commands.json", *["--bazel_arg=" + f for f in CLANG_FLAGS], targets=CLANG_TARGETS)
         finally:
             try:
                 cls.checkout.bazel("shutdown")
@@ -64,11 +80,11 @@ class CompileCommandsTest(unittest.TestCase):
                 pass
 
     @classmethod
-    def _generate(cls, output, *extra):
+    def _generate(cls, output, *extra, targets=TARGETS):
         c = cls.checkout
         tool_args = ["--bazel=" + " ".join(shlex.quote(a) for a in c.startup()), "--output=" + output]
         tool_args += ["--bazel_arg=" + f for f in c.command_flags()]
-        c.bazel("run", "//tools:compile_commands", "--", *tool_args, *extra, *TARGETS)
+        c.bazel("run", "//tools:compile_commands", "--", *tool_args, *extra, *targets)
         with open(os.path.join(c.dir, output)) as f:
             return json.load(f)
 
@@ -106,6 +122,22 @@ class CompileCommandsTest(unittest.TestCase):
                 proc = subprocess.run(argv, cwd=e["directory"], capture_output=True, text=True, timeout=600)
                 self.assertEqual(proc.returncode, 0, proc.stderr[-3000:])
                 self.assertNotIn("error:", proc.stderr)
+
+    def test_clang_compiled_sources_check_without_errors(self):
+        cu = [e for e in self.clang_entries if "cuda" in e["arguments"]]
+        self.assertEqual(sorted(e["file"] for e in cu if e["file"].endswith(".cu")), sorted(CLANG_CU_FILES))
+        for e in cu:
+            with self.subTest(file=e["file"]):
+                self.assertIn("--cuda-gpu-arch=sm_90", e["arguments"])
+                proc = subprocess.run([self.clangd, "--compile-commands-dir=clang_db", "--check=" + e["file"]],
+                                      cwd=self.checkout.dir, capture_output=True, text=True, timeout=600)
+                log = proc.stdout + proc.stderr
+                self.assertIn("All checks completed, 0 errors", log, log[-3000:])
+                # And clang parses it with the entry's own arguments (its driver, as written).
+                argv = e["arguments"] + ["-fsyntax-only"]
+                argv[argv.index("-o") : argv.index("-o") + 2] = []
+                proc = subprocess.run(argv, cwd=e["directory"], capture_output=True, text=True, timeout=600)
+                self.assertEqual(proc.returncode, 0, proc.stderr[-3000:])
 
     def test_nvcc_format_is_the_unstaged_nvcc_command(self):
         e = self._entry(self.nvcc_entries, "examples/vector_add/vector_add.cu")

@@ -73,7 +73,7 @@ class RegistryTest(unittest.TestCase):
             if offline:
                 f.write("import %s\n" % os.path.join(cls.src, "tools", "offline", "offline.bazelrc"))
             # --config=bazel9 (below): Bazel 8.0's and 9.0's incompatible flags.
-            f.write("import %s\n" % os.path.join(cls.src, "tools", "incompatible.bazelrc"))
+            f.write("import %s\n" % os.path.join(cls.src, "dev", "incompatible.bazelrc"))
         cls.output_base = os.path.join(tmp, "consumer.output_base")
         cls.exec_log = os.path.join(tmp, "exec.json")
         try:
@@ -88,7 +88,7 @@ class RegistryTest(unittest.TestCase):
     @classmethod
     def _release(cls, out):
         proc = subprocess.run(
-            [os.path.join(cls.src, "tools", "release"), cls.version, out,
+            [os.path.join(cls.src, "dev", "release"), cls.version, out,
              "--checkout=" + cls.src, "--url=file://%s/" % out],
             capture_output=True, text=True)
         if proc.returncode != 0:

@@ -34,6 +34,10 @@ from tools.nvcc_plan import stages as nvcc_stages
 
 CI_ARCHS = "sm_75,sm_80,sm_86,sm_90,compute_90"
 PLAIN = ("//vector_add:", "//templated:")
+# Their CUDA sources: vector_add.cu, the demo's vector_add_demo.cc (a cuda_binary
+# source, CUDA like every .cc there) and templated's scale.cu; one cicc and one
+# ptxas each for a one-arch developer build.
+PLAIN_SOURCES = 3
 EXAMPLES = "@rules_cuda_stages_examples//..."
 DEMO = "@rules_cuda_stages_examples//vector_add:vector_add_demo"
 DEMO_PATH = "vector_add/vector_add_demo"  # in the examples module (_examples)
@@ -163,7 +167,7 @@ class RemoteTest(unittest.TestCase):
     def test_ci_to_developer_through_the_remote_cache(self):
         spawns = cache_report_lib.read_log(_log(self.tmp, "dev"))
         plain = [s for s in spawns if s.mnemonic in ("CudaCicc", "CudaPtxas") and any(p in s.target for p in PLAIN)]
-        self.assertEqual(len(plain), 4, [(s.target, s.mnemonic) for s in plain])
+        self.assertEqual(len(plain), 2 * PLAIN_SOURCES, [(s.target, s.mnemonic) for s in plain])
         self.assertEqual([(s.target, s.mnemonic) for s in plain if s.runner != "remote cache hit"], [])
         print("\ndeveloper build (sm_90) against the remote cache CI filled:")
         sys.stdout.write(cache_report_lib.format_rows(
@@ -173,14 +177,16 @@ class RemoteTest(unittest.TestCase):
         spawns = cache_report_lib.read_log(_log(self.tmp, "dev_buildgrid"))
         plain = [s for s in spawns if s.mnemonic in ("CudaCicc", "CudaPtxas") and any(p in s.target for p in PLAIN)]
         self.assertEqual({s.arch for s in plain}, {"compute_100", "sm_100"})
-        self.assertEqual(len(plain), 4)
+        self.assertEqual(len(plain), 2 * PLAIN_SOURCES, [(s.target, s.mnemonic) for s in plain])
         self.assertEqual([(s.target, s.mnemonic) for s in plain if s.runner != "remote cache hit"], [])
 
     def test_every_stage_ran_on_the_executor(self):
         spawns = cache_report_lib.read_log(_log(self.tmp, "rbe"))
         stages = [s for s in spawns if s.mnemonic.startswith("Cuda")]
-        # Every mnemonic of a staged build with device links (the stage table's), none unstaged.
-        self.assertEqual({s.mnemonic for s in stages}, set(nvcc_stages.pipeline_mnemonics()) - {nvcc_stages.UNSTAGED_MNEMONIC})
+        # Every mnemonic of an nvcc build with device links (the plan, nvcc's compile
+        # table and the link table), none unstaged and none of clang's table.
+        nvcc_build = {nvcc_stages.PLAN_MNEMONIC} | {s.mnemonic for s in nvcc_stages.COMPILE_STAGES + nvcc_stages.LINK_STAGES}
+        self.assertEqual({s.mnemonic for s in stages}, nvcc_build)
         self.assertEqual({s.runner for s in stages}, {"remote"})
         self.assertEqual([s.mnemonic for s in spawns if s.runner != "remote"], [])
 

@@ -23,10 +23,10 @@ _SECONDS = re.compile(r"^([0-9.]+)s$")
 
 # Stages in pipeline order (the stage table's); other mnemonics are listed after them.
 STAGE_ORDER = stages.pipeline_mnemonics()
-# The compile's stages that produce device code, in pipeline order (device
-# preprocess, cicc, ptxas): what "device stages" counts, in the headline and
-# the benchmarks.
-DEVICE_STAGES = [m for m in STAGE_ORDER if m in stages.device_mnemonics(stages.COMPILE_STAGES)]
+# The compile's stages that produce device code, in pipeline order (nvcc's
+# device preprocess, cicc, ptxas; clang's device compile): what "device
+# stages" counts, in the headline and the benchmarks.
+DEVICE_STAGES = [m for m in STAGE_ORDER if m in stages.device_mnemonics(stages.COMPILE_STAGES + stages.CLANG_STAGES)]
 # The device link's (nvlink per arch): reported on their own line.
 DEVICE_LINK_STAGES = [m for m in STAGE_ORDER if m in stages.device_mnemonics(stages.LINK_STAGES)]
 
@@ -277,6 +277,9 @@ def headline(rows):
         counted = [r for r in rows if r.stage in mnemonics]
         if what == "device links" and not counted:
             continue
+        # Name the stages the build has (an nvcc build has no clang stage);
+        # all of them when it has none.
+        mnemonics = [m for m in mnemonics if any(r.stage == m for r in counted)] or mnemonics
         lines.append("%s (%s): %.1f %% of their time served from cache (%d of %d actions cache hits)" % (
             what, ", ".join(mnemonics), 100 * fraction_from_cache(rows, mnemonics),
             sum(r.cache_hits for r in counted), sum(r.actions for r in counted)))

@@ -104,7 +104,7 @@ class CacheReportTest(unittest.TestCase):
             spawn("CudaDeviceLink", ["_cuda_dlink/t/sm_90/t.cubin"], False, "1.0s"),
         ]))
         rows = lib.summarize(warm, baseline=cold)
-        self.assertEqual(lib.DEVICE_STAGES, ["CudaDevicePreprocess", "CudaCicc", "CudaPtxas"])
+        self.assertEqual(lib.DEVICE_STAGES, ["CudaDevicePreprocess", "CudaCicc", "CudaPtxas", "CudaClangDevice"])
         self.assertEqual(lib.DEVICE_LINK_STAGES, ["CudaDeviceLink"])
         self.assertEqual(lib.device_fraction_from_cache(rows), 1.0)
         self.assertEqual(
@@ -115,6 +115,15 @@ class CacheReportTest(unittest.TestCase):
         # A build without device links has no such line.
         rows = lib.summarize(warm[:3], baseline=cold)
         self.assertEqual(len(lib.headline(rows).splitlines()), 1)
+        # A clang build (compiler=clang) names and counts its own device stages.
+        clang = lib.read_json_log(write([
+            spawn("CudaClangDevice", ["compute_90/k.ptx"], True),
+            spawn("CudaPtxas", ["compute_90/sm_90/k.cubin"], False, "1.0s"),
+        ]))
+        self.assertEqual(
+            lib.headline(lib.summarize(clang)).splitlines(),
+            ["device stages (CudaPtxas, CudaClangDevice): 0.0 % of their time served from cache "
+             "(1 of 2 actions cache hits)"])
 
     def test_binary_log_reads_like_the_json_one(self):
         entries = [

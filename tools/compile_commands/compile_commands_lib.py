@@ -2,7 +2,8 @@
 
 Read from `bazel aquery` (no build): for a .cu file, the nvcc command its
 CudaPlan action plans from (staged) or its CudaCompile action runs
-(staged = False); for a C++ file, its CppCompile action's command. Paths are
+(staged = False), or, compiled by clang (compiler=clang), the clang driver
+call its CudaPlan action plans from; for a C++ file, its CppCompile action's command. Paths are
 made usable from the workspace: the workspace's own files stay relative to it
 (the entries' directory), generated files and other repositories' files become
 absolute paths under Bazel's execution root and output base, and the
@@ -115,6 +116,16 @@ def nvcc_command(mnemonic, argv):
     if len(nvcc) != 1:
         raise Error("a CudaPlan command without --nvcc=: %s" % " ".join(argv[:8]))
     return nvcc[0], argv[argv.index("--") + 1 :]
+
+
+def clang_command(argv):
+    """(clang, clang's driver arguments) of a CudaPlan clang_compile action's command line (compiler=clang); else None."""
+    if "clang_compile" not in argv[:2] or "--" not in argv:
+        return None
+    clang = [a[len("--clang=") :] for a in argv[: argv.index("--")] if a.startswith("--clang=")]
+    if len(clang) != 1:
+        raise Error("a CudaPlan clang_compile command without --clang=: %s" % " ".join(argv[:8]))
+    return clang[0], argv[argv.index("--") + 1 :]
 
 
 def split_xcompiler(value):
@@ -325,6 +336,21 @@ def entries(aquery, paths, fmt="clang", sysroot_of=lambda compiler: None, toolki
                 sysroot = sysroot_of(argv[0])
                 if sysroot:
                     args.insert(1, "--sysroot=" + sysroot)
+            obj = args[args.index("-o") + 1] if "-o" in args[:-1] else None
+        elif clang_command(argv):
+            # Compiled by clang (compiler=clang): the driver call CudaPlan plans is itself
+            # clang's CUDA compile, what clangd reads, in either format.
+            clang, clang_args = clang_command(argv)
+            args = drop_depfile_flags(fix_paths([clang] + clang_args, paths))
+            if not any(a.startswith("--sysroot") for a in args):
+                # A wrapper that adds --sysroot (tools/bazelw's clang): clangd does not run it.
+                sysroot = sysroot_of(clang)
+                if sysroot:
+                    args.insert(1, "--sysroot=" + sysroot)
+            src = args[args.index("-c") + 1] if "-c" in args[:-1] else None
+            if not src:
+                raise Error("a clang_compile action without -c SOURCE: %s" % " ".join(argv[:8]))
+            src = [a for a in clang_args if paths(a) == src][0]
             obj = args[args.index("-o") + 1] if "-o" in args[:-1] else None
         else:
             found = nvcc_command(mnemonic, argv)

@@ -49,6 +49,18 @@ def _aquery():
                 "arguments": ["planner", "device_link", "--layout=z", "--nvcc=" + _NVCC, "--", "-dlink"],
             },
             {
+                # A source compiled by clang (compiler=clang): clang's own driver call.
+                "mnemonic": "CudaPlan",
+                "configurationId": 1,
+                "arguments": ["planner", "@c1", "@c2", "@c3"],
+                "paramFiles": [
+                    {"execPath": "c1", "arguments": ["clang_compile", "--layout=c/layout.json", "--clang=/usr/bin/clang", "--"]},
+                    {"execPath": "c2", "arguments": ["-x", "cuda", "--cuda-path=external/_main~cuda~cuda_12_4",
+                                                     "--cuda-gpu-arch=sm_80", "-isystem", "external/_main~cuda~cuda_12_4/include"]},
+                    {"execPath": "c3", "arguments": ["-c", "pkg/c.cu", "-o", "bazel-out/k8-fastbuild/bin/pkg/_cuda/c/c/c.o"]},
+                ],
+            },
+            {
                 "mnemonic": "CudaCompile",
                 "configurationId": 1,
                 "arguments": [_NVCC, "-ccbin", "/usr/bin/gcc", "-gencode=arch=compute_90,code=[sm_90]", "-rdc=true",
@@ -95,10 +107,18 @@ class CompileCommandsLibTest(unittest.TestCase):
         self.assertEqual(lib.split_xcompiler("'-D__DATE__=\"redacted\"'"), ['-D__DATE__="redacted"'])
 
     def test_clang_entries(self):
-        found = lib.entries(_aquery(), self.paths, sysroot_of=lambda cc: "/host" if cc == "/usr/bin/gcc" else None,
+        sysroots = {"/usr/bin/gcc": "/host", "/usr/bin/clang": "/clangroot"}
+        found = lib.entries(_aquery(), self.paths, sysroot_of=sysroots.get,
                             toolkit_of=lambda nvcc: (["-isystem", "/ob/external/cuda/include/cccl"], "/shims"))
-        self.assertEqual([e["file"] for e in found], ["/ob/external/other~/u.cu", "pkg/helper.cc", "pkg/k.cu"])
+        self.assertEqual([e["file"] for e in found], ["/ob/external/other~/u.cu", "pkg/c.cu", "pkg/helper.cc", "pkg/k.cu"])
         by_file = {e["file"]: e for e in found}
+        # Compiled by clang: its own driver call, paths made usable from the workspace.
+        self.assertEqual(by_file["pkg/c.cu"]["arguments"], [
+            "/usr/bin/clang", "--sysroot=/clangroot", "-x", "cuda", "--cuda-path=/ob/external/_main~cuda~cuda_12_4", "--cuda-gpu-arch=sm_80",
+            "-isystem", "/ob/external/_main~cuda~cuda_12_4/include",
+            "-c", "pkg/c.cu", "-o", "/ob/execroot/_main/bazel-out/k8-fastbuild/bin/pkg/_cuda/c/c/c.o",
+        ])
+        self.assertEqual(by_file["pkg/c.cu"]["output"], "/ob/execroot/_main/bazel-out/k8-fastbuild/bin/pkg/_cuda/c/c/c.o")
         k = by_file["pkg/k.cu"]
         self.assertEqual(k["directory"], "/ws")
         self.assertEqual(k["arguments"], [

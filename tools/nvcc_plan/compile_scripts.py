@@ -13,13 +13,10 @@ import os
 import re
 import shlex
 
+from tools.nvcc_plan import cicc_split
 from tools.nvcc_plan import dryrun
 from tools.nvcc_plan import scripts as scripts_lib
 from tools.nvcc_plan import stages
-
-
-def _fail(layout, message):
-    raise scripts_lib.PlanMismatch("rules_cuda_stages: %s: %s" % (layout.display_label, message))
 
 
 # Stages whose command defines __CUDA_ARCH_LIST__ (gcc -E and the host compile).
@@ -30,18 +27,15 @@ def for_source(plan, layout):
     """Returns {script path: content} for every stage of `plan` (a CompileLayout)."""
     unknown = [s for s in plan.commands if s.kind in ("unknown", "nvlink")]
     if unknown:
-        _fail(
-            layout,
+        scripts_lib.fail(
+            layout.display_label,
             "nvcc's plan for these options runs %s, which is not a stage these rules can run "
             "(options: %s). Remove the option, or build this target with staged = False."
             % (", ".join(repr(" ".join(s.argv[:3])) for s in unknown), " ".join(layout.user_options) or "none"),
         )
 
     def only(kind):
-        found = plan.by_kind(kind)
-        if len(found) != 1:
-            _fail(layout, "expected one %s stage in nvcc's plan, found %d" % (kind, len(found)))
-        return found[0]
+        return scripts_lib.only(plan, kind, layout.display_label, "stage in nvcc's plan")
 
     host_pp, frontend, fatbinary, host_compile = (
         only("host_preprocess"),
@@ -54,13 +48,13 @@ def for_source(plan, layout):
     ptxases = {"%s/%s" % (s.virtual_arch, s.arch): s for s in plan.by_kind("ptxas")}
     virtual = layout.virtual_archs
     if sorted(ciccs) != sorted(virtual) or sorted(dpps) != sorted(virtual):
-        _fail(layout, "nvcc plans virtual archs %s, the rule declared %s" % (sorted(ciccs), sorted(virtual)))
+        scripts_lib.fail(layout.display_label, "nvcc plans virtual archs %s, the rule declared %s" % (sorted(ciccs), sorted(virtual)))
     if sorted(ptxases) != sorted(layout.real_keys):
-        _fail(layout, "nvcc plans real archs %s, the rule declared %s" % (sorted(ptxases), sorted(layout.real_keys)))
+        scripts_lib.fail(layout.display_label, "nvcc plans real archs %s, the rule declared %s" % (sorted(ptxases), sorted(layout.real_keys)))
 
     if plan.relocatable != layout.rdc:
-        _fail(
-            layout,
+        scripts_lib.fail(
+            layout.display_label,
             "nvcc plans %s device code, the rule declared %s" % (
                 "relocatable" if plan.relocatable else "whole-program", "relocatable" if layout.rdc else "whole-program"),
         )
@@ -75,9 +69,11 @@ def for_source(plan, layout):
     for arch, cicc in ciccs.items():
         renames[dpps[arch].outputs[0]] = files["cpp1/" + arch]
         renames[dryrun.value_after(cicc.argv, "-o")] = files["ptx/" + arch]
-        renames[dryrun.value_after(cicc.argv, "--gen_c_file_name")] = files["cicc_c/" + arch]
-        renames[dryrun.value_after(cicc.argv, "--stub_file_name")] = files["cicc_stub/" + arch]
-        renames[dryrun.value_after(cicc.argv, "--gen_device_file_name")] = files["cicc_gpu/" + arch]
+        # The front end's other outputs: read by nothing (the host compile's
+        # stub is CudaRegistrationStub's), so a temporary directory's.
+        renames[dryrun.value_after(cicc.argv, "--gen_c_file_name")] = _TMP + "/cicc.cudafe1.c"
+        renames[dryrun.value_after(cicc.argv, "--stub_file_name")] = _TMP + "/cicc.cudafe1.stub.c"
+        renames[dryrun.value_after(cicc.argv, "--gen_device_file_name")] = _TMP + "/cicc.cudafe1.gpu"
         renames[dryrun.value_after(cicc.argv, "--include_file_name")] = layout.fatbin_c_name
     for key, ptxas in ptxases.items():
         renames[ptxas.outputs[0]] = files["cubin/" + key]
@@ -97,7 +93,7 @@ def for_source(plan, layout):
             # subset of it): the same command as in a build of the whole set.
             pinned = [i for i, a in enumerate(argv) if a.startswith("-D__CUDA_ARCH_LIST__=")]
             if len(pinned) != 1:
-                _fail(layout, "cannot pin __CUDA_ARCH_LIST__: nvcc's %s command defines it %d times" % (stage.kind, len(pinned)))
+                scripts_lib.fail(layout.display_label, "cannot pin __CUDA_ARCH_LIST__: nvcc's %s command defines it %d times" % (stage.kind, len(pinned)))
             argv[pinned[0]] = "-D__CUDA_ARCH_LIST__=" + pinned_list
         # The tool itself by its plain path (an action may hold no file of
         # bin/, so <root>/bin/../nvvm/bin/cicc would not resolve).
@@ -127,19 +123,51 @@ def for_source(plan, layout):
     emit(stages.FRONTEND, fe, post=scripts_lib.blank_disabled_device_code(files["cudafe1_cpp"]))
 
     stub_arch, stub_dpp, stub_cicc, host_compile = stub_commands(layout, dpps, ciccs, host_compile)
+    stub_cicc = command(stub_cicc)
+    scripts_lib.set_value(stub_cicc, "--orig_src_path_name", layout.src)
+    version = cicc_split.version_of(stub_dpp.argv)
+    libdevice = dict(exports).get("NVVMIR_LIBRARY_DIR", "") + "/libdevice.10.bc"
+    # The input CudaCicc of the stub arch reads from the stub's action: the
+    # front end's NVVM IR, or where cicc's command cannot be split (or the stub
+    # is another arch's), that arch's preprocessed source.
+    split = None
+    if stub_arch == layout.stub_arch:
+        try:
+            split = cicc_split.split(stub_cicc, version, libdevice, _TMP + "/stub_arch.bc")
+        except cicc_split.Unsplit:
+            split = None
+    extra_dpp = None
+    if stub_arch != layout.stub_arch and layout.stub_arch in dpps:
+        extra_dpp = device_toolchain_flags(layout, command(dpps[layout.stub_arch]), layout.stub_arch)
     out[layout.scripts[stages.REGISTRATION_STUB.kind]] = registration_stub_script(
         layout,
         exports,
         stub_arch,
         device_toolchain_flags(layout, command(stub_dpp), stub_arch),
-        command(stub_cicc),
+        stub_cicc,
+        split,
+        extra_dpp,
     )
 
     for arch in virtual:
         emit(stages.DEVICE_PREPROCESS, device_toolchain_flags(layout, command(dpps[arch]), arch), {"virtual": arch}, hints=True)
         cc = command(ciccs[arch])
         scripts_lib.set_value(cc, "--orig_src_path_name", layout.src)
-        emit(stages.CICC, cc, {"virtual": arch})
+        if arch == layout.stub_arch:
+            # Its input comes from the stub's action (stages.STUB_ARCH).
+            if split:
+                if cc != stub_cicc:
+                    scripts_lib.fail(layout.display_label, "the stub's front end was split from another cicc command than %s's" % arch)
+                cc = split[1]
+                link = (files["stub_cicc_input"], _TMP + "/stub_arch.bc")
+            else:
+                link = (files["stub_cicc_input"], _TMP + "/stub_arch.cpp1.ii")
+                cc = _rename_args(cc, {files["cpp1/" + arch]: link[1]})
+        else:
+            link = None
+        out[layout.scripts[stages.instance_key(stages.CICC.kind, {"virtual": arch})]] = cicc_script(
+            layout, exports, arch, cc, link
+        )
     for a in layout.archs:
         for real in a.reals:
             emit(stages.PTXAS, command(ptxases["%s/%s" % (a.virtual, real)]), {"virtual": a.virtual, "real": real})
@@ -162,9 +190,9 @@ def for_source(plan, layout):
 
 
 _PLAIN_VIRTUAL = re.compile(r"compute_([0-9]+)")
-# What CudaRegistrationStub adds to nvcc's cicc command: run the front end
-# (the stub, .cudafe1.c, .cudafe1.gpu, as the full cicc writes them) and skip
-# device code generation.
+# What CudaRegistrationStub adds to nvcc's cicc command where it cannot be
+# split: run the front end (the stub, .cudafe1.c, .cudafe1.gpu, as the full
+# cicc writes them) and skip device code generation.
 FRONT_END_ONLY = ["--Xlgenfe", "--device-syntax-only"]
 
 
@@ -219,37 +247,78 @@ def _retarget(command, old, new):
     return dataclasses.replace(command, argv=argv)
 
 
-def registration_stub_script(layout, exports, arch, dpp, cicc):
-    """CudaRegistrationStub: the stub arch's device preprocess and cicc front end, writing the stub alone.
+def registration_stub_script(layout, exports, arch, dpp, cicc, split, extra_dpp):
+    """CudaRegistrationStub: the stub arch's device preprocess and cicc front end: the stub and that arch's cicc input.
 
     `dpp` and `cicc` are the stub arch's commands, their files already named
-    as the rules declared them for that arch; here the preprocessed file and
-    cicc's other outputs go to a temporary directory (none of their names
-    reaches the stub), and the stub to the declared file the host compile
-    includes.
+    as the rules declared them for that arch. The stub goes to the declared
+    file the host compile includes; cicc's other front-end outputs and the
+    preprocessed file to a temporary directory (none of their names reaches
+    the stub or the IR). With `split` (cicc_split.split's two commands) the
+    front end writes the NVVM IR to the declared `stub_cicc_input`, which that
+    arch's CudaCicc compiles with libnvvm alone; without, the preprocessed
+    source is that file and the front end runs syntax-only (CudaCicc runs the
+    whole cicc). `extra_dpp`: where the stub is another arch's than the rules'
+    stub arch (stub_commands could not retarget), the rules' stub arch's
+    preprocess, whose output that arch's CudaCicc reads.
     """
     files = layout.files
-    tmp = "@TMP@"
-    ptx = dryrun.value_after(cicc, "-o")
+    stub_input = files["stub_cicc_input"]
+    ii = _TMP + "/stub_arch.cpp1.ii"
     local = {
-        dryrun.value_after(dpp, "-o"): tmp + "/stub.cpp1.ii",
-        ptx: tmp + "/stub.ptx",
-        dryrun.value_after(cicc, "--gen_c_file_name"): tmp + "/stub.cudafe1.c",
-        dryrun.value_after(cicc, "--gen_device_file_name"): tmp + "/stub.cudafe1.gpu",
+        dryrun.value_after(dpp, "-o"): ii,
+        dryrun.value_after(cicc, "-o"): _TMP + "/stub.ptx",
         dryrun.value_after(cicc, "--stub_file_name"): files["stub"],
     }
-    dpp = [local.get(a, a) for a in dpp]
-    cicc = [local.get(a, a) for a in cicc]
-    scripts_lib.set_value(cicc, "--orig_src_path_name", layout.src)
-
-    def line(argv):
-        return " ".join(shlex.quote(a) for a in argv).replace(tmp, '"$tmp"') + " || exit $?"
-
+    dpp = _rename_args(dpp, local)
     lines = scripts_lib.preamble(
         scripts_lib.stage_comment(layout.label, layout.src, stages.REGISTRATION_STUB.mnemonic, arch), exports
     )
-    lines += ['tmp="$(mktemp -d)"', "trap 'rm -rf \"$tmp\"' EXIT", line(dpp), line(cicc + FRONT_END_ONLY)]
+    lines += _tmp_lines() + [_line(dpp)]
+    if split:
+        front = _rename_args(split[0], local)
+        front[front.index(_TMP + "/stub_arch.bc")] = stub_input
+        lines.append(_line(front))
+    else:
+        lines.append(_line(_rename_args(cicc, local) + FRONT_END_ONLY))
+        if extra_dpp:
+            lines.append(_line(_rename_args(extra_dpp, {dryrun.value_after(extra_dpp, "-o"): stub_input})))
+        else:
+            lines.append(_line(["cp", ii, stub_input]))
     return "\n".join(lines) + "\n"
+
+
+def cicc_script(layout, exports, arch, argv, link=None):
+    """CudaCicc of one virtual arch: `argv` with cicc's other outputs in a temporary directory.
+
+    `link`: (the declared file, its name in the temporary directory) for the
+    stub arch's input from CudaRegistrationStub (cicc chooses an input's kind
+    by its extension: .bc for the NVVM IR, .ii for preprocessed source).
+    """
+    lines = scripts_lib.preamble(scripts_lib.stage_comment(layout.label, layout.src, stages.CICC.mnemonic, arch), exports)
+    lines += _tmp_lines()
+    if link:
+        target = link[0] if os.path.isabs(link[0]) else "@PWD@/" + link[0]
+        lines.append(_line(["ln", "-s", target, link[1]]))
+    lines.append(_line(argv))
+    return "\n".join(lines) + "\n"
+
+
+# A temporary directory of the script (mktemp -d), as the commands spell it before quoting.
+_TMP = "@TMP@"
+
+
+def _tmp_lines():
+    return ['tmp="$(mktemp -d)"', "trap 'rm -rf \"$tmp\"' EXIT"]
+
+
+def _line(argv):
+    text = " ".join(shlex.quote(a) for a in argv)
+    return text.replace(_TMP, '"$tmp"').replace("@PWD@", '"$PWD"') + " || exit $?"
+
+
+def _rename_args(argv, renames):
+    return [renames.get(a, a) for a in argv]
 
 
 def device_toolchain_flags(layout, argv, arch):
@@ -269,8 +338,8 @@ def device_toolchain_flags(layout, argv, arch):
     for i in range(1, len(argv) - n + 1):
         if argv[i : i + n] == run:
             return argv[:i] + list(layout.device_toolchain_flags) + argv[i + n :]
-    _fail(
-        layout,
+    scripts_lib.fail(
+        layout.display_label,
         "cannot find the C++ toolchain's flags (%s) in nvcc's device preprocess command for %s: "
         "this nvcc orders -Xcompiler options in a way these rules do not know. "
         "Build this target with staged = False, or report it." % (" ".join(run), arch),

@@ -2,12 +2,15 @@
 
   cuda_plan compile --layout=LAYOUT.json --nvcc=PATH -- NVCC_ARGS...
   cuda_plan device_link --layout=LAYOUT.json --nvcc=PATH -- NVCC_ARGS...
+  cuda_plan clang_compile --layout=LAYOUT.json --clang=PATH -- CLANG_ARGS...
 
 One function per verb. `compile` (one source of a cuda_library or
 cuda_objects) runs `nvcc --dryrun` with the target's flags and writes every
 stage's script (compile_scripts.py), the source's module id (module_id.py)
 and the nvcc arguments the scripts replay. `device_link` does the same for
-`nvcc -dlink` (link_scripts.py). The layout, written by the rules, names
+`nvcc -dlink` (link_scripts.py). `clang_compile` (a source compiled by
+clang, //cuda_rules:compiler=clang) runs `clang -###` instead and writes
+the clang table's scripts (clang_scripts.py). The layout, written by the rules, names
 every file; it is checked against the stage table (layout.py) before
 anything runs.
 
@@ -33,6 +36,7 @@ import traceback
 from absl import app
 from absl import flags
 
+from tools.nvcc_plan import clang_scripts
 from tools.nvcc_plan import compile_scripts
 from tools.nvcc_plan import dryrun
 from tools.nvcc_plan import dryrun_cache
@@ -42,6 +46,7 @@ from tools.nvcc_plan import link_scripts
 FLAGS = flags.FLAGS
 flags.DEFINE_string("layout", None, "the layout the rules wrote (plan/layout.json)")
 flags.DEFINE_string("nvcc", None, "execroot-relative path of nvcc")
+flags.DEFINE_string("clang", None, "the clang driver (clang_compile)")
 flags.DEFINE_bool("persistent_worker", False, "serve Bazel's WorkRequests (JSON, one per line) on stdin")
 
 # A worker's dry runs: a compile's asked once per set of flags (dryrun_cache.py).
@@ -65,7 +70,17 @@ def device_link(layout_path, nvcc, nvcc_args):
     _write(scripts, layout.nvcc_args_file, nvcc_args)
 
 
-VERBS = {"compile": compile, "device_link": device_link}
+def clang_compile(layout_path, clang, clang_args):
+    """`cuda_plan clang_compile`: one source's clang stage scripts, module id and driver call."""
+    layout = layout_lib.load(layout_path, "compile")
+    with _named(layout.display_label):
+        out = clang_scripts.plan(clang, layout, clang_args)
+    for path, content in out.items():
+        with open(path, "w") as f:
+            f.write(content)
+
+
+VERBS = {"compile": compile, "device_link": device_link, "clang_compile": clang_compile}
 
 
 @contextlib.contextmanager
@@ -108,7 +123,7 @@ def plan(verb, layout_path, nvcc, nvcc_args):
     return 0
 
 
-_USAGE = "usage: cuda_plan {%s} --layout=F --nvcc=P -- NVCC_ARGS..." % "|".join(VERBS)
+_USAGE = "usage: cuda_plan {compile|device_link} --layout=F --nvcc=P -- NVCC_ARGS... | clang_compile --layout=F --clang=P -- CLANG_ARGS..."
 
 
 def expand_params(argv):
@@ -125,9 +140,12 @@ def expand_params(argv):
 
 def _run(argv):
     """One plan from parsed flags and positional arguments [program, command, nvcc args...]."""
-    if len(argv) < 2 or argv[1] not in VERBS or not FLAGS.layout or not FLAGS.nvcc:
+    if len(argv) < 2 or argv[1] not in VERBS or not FLAGS.layout:
         raise app.UsageError(_USAGE)
-    return plan(argv[1], FLAGS.layout, FLAGS.nvcc, argv[2:])
+    compiler = FLAGS.clang if argv[1] == "clang_compile" else FLAGS.nvcc
+    if not compiler:
+        raise app.UsageError(_USAGE)
+    return plan(argv[1], FLAGS.layout, compiler, argv[2:])
 
 
 def serve(stdin, stdout):

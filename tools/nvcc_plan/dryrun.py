@@ -22,7 +22,8 @@ from tools.nvcc_plan import stages
 # command that is no stage (nvcc's temporary file cleanup, commands these
 # tools do not know).
 MNEMONICS = dict(
-    [(s.kind, s.mnemonic) for s in stages.LINK_STAGES + stages.COMPILE_STAGES] + [("cleanup", None), ("unknown", None)]
+    [(s.kind, s.mnemonic) for s in stages.LINK_STAGES + stages.CLANG_STAGES + stages.COMPILE_STAGES]
+    + [("cleanup", None), ("unknown", None)]
 )
 
 _ENV_LINE = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$")

@@ -153,6 +153,8 @@ class CompileLayout:
     # device preprocess keeps (cuda_rules/private/compile/host_flags.bzl); none for the runner.
     host_toolchain_flags: list = _json(STRINGS, default_factory=list)
     device_toolchain_flags: list = _json(STRINGS, default_factory=list)
+    # The stage table the rules declared the files of: "compile" (nvcc's) or "clang" (stages.COMPILE_TABLES).
+    table: str = _json(STRING, default="compile")
     # Not in the file: the label the module id hashes when it is not `label` (the runner without a target: "").
     module_id_label: str = None
 
@@ -209,9 +211,18 @@ class CompileLayout:
             raise LayoutError("%s: no archs" % where)
         if self.link_marker and (not self.rdc or not _C_IDENTIFIER.fullmatch(self.link_marker)):
             raise LayoutError("%s: link_marker %r must be a C identifier, of relocatable code only" % (where, self.link_marker))
-        _check_paths(where, "files", self.files, self.directory, stages.compile_files(self.stem, self.archs))
-        _check_paths(where, "scripts", self.scripts, self.directory, stages.compile_script_paths(self.archs, self.rdc))
+        if self.table not in stages.COMPILE_TABLES:
+            raise LayoutError("%s: table %r is none of %s" % (where, self.table, sorted(stages.COMPILE_TABLES)))
+        table = self.stage_table
+        _check_paths(where, "files", self.files, self.directory, stages.compile_files(self.stem, self.archs, table))
+        _check_paths(
+            where, "scripts", self.scripts, self.directory, stages.compile_script_paths(self.archs, self.rdc, table)
+        )
         return self
+
+    @property
+    def stage_table(self):
+        return stages.COMPILE_TABLES[self.table]
 
 
 def compile_layout_from_json(obj, where="layout"):

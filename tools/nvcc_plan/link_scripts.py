@@ -91,7 +91,7 @@ def for_link(plan, layout):
     archs = layout.archs
 
     def fail(message):
-        raise scripts_lib.PlanMismatch("rules_cuda_stages: %s: %s" % (label, message))
+        scripts_lib.fail(label, message)
 
     other = [s for s in plan.commands if s.kind not in ("nvlink", "fatbinary", "link_stub", "cleanup")]
     if other:

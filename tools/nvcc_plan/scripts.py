@@ -18,6 +18,19 @@ class PlanMismatch(dryrun.PlanError):
     """nvcc's plan does not have the stages the layout declares (or has stages these rules cannot run)."""
 
 
+def fail(label, message):
+    """Raises the PlanMismatch of `label`'s target (every planner error names the target this way)."""
+    raise PlanMismatch("rules_cuda_stages: %s: %s" % (label, message))
+
+
+def only(plan, kind, label, what):
+    """The one command of `kind` in `plan`; fails naming `label` and `what` (e.g. "stage in nvcc's plan") otherwise."""
+    found = plan.by_kind(kind)
+    if len(found) != 1:
+        fail(label, "expected one %s %s, found %d" % (kind, what, len(found)))
+    return found[0]
+
+
 # Host compiler / C library rejections and what to do about them.
 HINTS = (
     (

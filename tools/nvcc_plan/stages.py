@@ -34,6 +34,8 @@ SAME = "same"  # the output of the same arch (or the source-scope output)
 ALL = "all"  # every instance
 EMBEDDED = "embedded"  # the virtual archs whose PTX (or LTO IR) the fatbinary embeds
 LAST = "last"  # the last real arch of a device link
+STUB_ARCH = "stub_arch"  # only the instance of the registration stub's arch (stub_arch) reads it
+NOT_STUB_ARCH = "not_stub_arch"  # SAME, but not in the instance of the registration stub's arch
 
 # The two actions that are not stages of the table: nvcc's plan turned into
 # the stage scripts (one per source or device link), and the escape hatch
@@ -133,14 +135,20 @@ REGISTRATION_STUB = Stage(
     kind="registration_stub",
     mnemonic="CudaRegistrationStub",
     scope=SOURCE,
-    outputs=(Output("stub", "host/{stem}.cudafe1.stub.c"),),
+    outputs=(
+        Output("stub", "host/{stem}.cudafe1.stub.c"),
+        # The stub arch's CudaCicc input: the front end's NVVM IR (that
+        # CudaCicc runs cicc's back end alone), or, where nvcc's cicc command
+        # cannot be split (cicc_split.py), the arch's preprocessed source.
+        Output("stub_cicc_input", "host/{stem}.stub_arch_cicc_input"),
+    ),
     reads=(("module_id", SAME),),
     source=True,
     host_compiler=True,
     toolkit=("cicc_files",),
     progress="Writing the registration stub of %{label} (cicc front end): %{output}",
-    doc="the registration stub the host compile includes: the device preprocess of one fixed arch and cicc's front "
-    "end alone (no code generation), so the host compile waits for no optimizing cicc and its key holds no arch",
+    doc="the registration stub the host compile includes, from one fixed arch's device preprocess and cicc front end "
+    "(whose NVVM IR that arch's CudaCicc compiles on), so the host compile waits for no optimizing cicc and its key holds no arch",
 )
 DEVICE_PREPROCESS = Stage(
     kind="device_preprocess",
@@ -159,16 +167,14 @@ CICC = Stage(
     scope=VIRTUAL,
     outputs=(
         Output("ptx", "{virtual}/{stem}.ptx", lto_pattern="{virtual}/{stem}.ltoir"),
-        Output("cicc_c", "{virtual}/{stem}.cudafe1.c"),
-        Output("cicc_stub", "{virtual}/{stem}.cudafe1.stub.c"),
-        Output("cicc_gpu", "{virtual}/{stem}.cudafe1.gpu"),
     ),
-    reads=(("cpp1", SAME), ("module_id", SAME)),
+    # The stub arch's from CudaRegistrationStub, which ran its front end.
+    reads=(("cpp1", NOT_STUB_ARCH), ("stub_cicc_input", STUB_ARCH), ("module_id", SAME)),
     toolkit=("cicc_files",),
     device=True,
     exec_group="cicc",
     progress="Compiling device code for {arch} (cicc): %{output}",
-    doc="device code to PTX (or NVVM IR for an LTO arch); the stub it writes too (nvcc's host compile includes the last arch's) is read by nothing here",
+    doc="device code to PTX (or NVVM IR for an LTO arch); for the registration stub's arch, cicc's back end alone on the stub's front end's NVVM IR",
 )
 PTXAS = Stage(
     kind="ptxas",
@@ -219,6 +225,67 @@ EMBED_FATBIN = Stage(
 )
 
 COMPILE_STAGES = (HOST_PREPROCESS, FRONTEND, REGISTRATION_STUB, DEVICE_PREPROCESS, CICC, PTXAS, FATBINARY, HOST_COMPILE, EMBED_FATBIN)
+
+# --- One .cu file compiled in stages by clang (//cuda_rules:compiler=clang) ----
+# clang's own plan (`clang -###`, clang_scripts.py): per GPU arch one device
+# `clang -cc1` (the whole source parsed for the device, to PTX) and one ptxas
+# (the same PTXAS record as nvcc's: clang's ptxas command for the same file);
+# per source the fatbinary and the host `clang -cc1`, given an empty
+# fatbinary so that it reads no device output, then the real one spliced into
+# its .nv_fatbin section (byte-identical to clang's own object). clang
+# has no virtual/real split: a virtual arch compute_NN is clang's GPU arch
+# sm_NN, and its only real arch is that sm_NN (the rules refuse others).
+
+CLANG_DEVICE = Stage(
+    kind="clang_device",
+    mnemonic="CudaClangDevice",
+    scope=VIRTUAL,
+    outputs=(Output("ptx", "{virtual}/{stem}.ptx"),),
+    source=True,
+    host_compiler=True,
+    toolkit=("headers", "cicc_files"),
+    device=True,
+    exec_group="cicc",
+    progress="Compiling device code of %{label} for {arch} (clang): %{output}",
+    doc="clang's device compile for one GPU arch (-cc1 -triple nvptx64-nvidia-cuda): the whole source, to PTX",
+)
+CLANG_FATBINARY = Stage(
+    kind="fatbinary",
+    mnemonic="CudaFatbinary",
+    scope=SOURCE,
+    outputs=(Output("fatbin", "{stem}.fatbin"),),
+    reads=(("cubin", ALL), ("ptx", EMBEDDED)),
+    toolkit=("fatbinary",),
+    progress="Packing device code of %{label}: %{output}",
+    doc="the cubins and embedded PTX packed into the fatbinary clang's host compile embeds",
+)
+CLANG_HOST_COMPILE = Stage(
+    kind="clang_host",
+    mnemonic="CudaClangHost",
+    scope=SOURCE,
+    outputs=(Output("host_obj", "{stem}.host.o"),),
+    source=True,
+    host_compiler=True,
+    toolkit=("headers",),
+    progress="Compiling host code of %{label} (clang): %{output}",
+    doc="clang's host compile (-cc1 -triple <host>) against an empty fatbinary: no device output among its inputs",
+)
+CLANG_EMBED = Stage(
+    kind="clang_embed",
+    mnemonic="CudaClangEmbed",
+    scope=SOURCE,
+    outputs=(Output("obj", "{stem}.o"),),
+    reads=(("host_obj", SAME), ("fatbin", SAME)),
+    progress="Embedding device code of %{label}: %{output}",
+    doc="the source's object: the fatbinary spliced into the host object's .nv_fatbin section (elf_splice.py)",
+)
+
+CLANG_STAGES = (CLANG_DEVICE, PTXAS, CLANG_FATBINARY, CLANG_HOST_COMPILE, CLANG_EMBED)
+# CudaPlan's files for a clang compile: the module id (clang's -cuid) and the driver call the scripts replay.
+CLANG_PLAN_OUTPUTS = (
+    Output("module_id", "{stem}.module_id"),
+    Output("nvcc_args", "plan/clang_args.json"),
+)
 
 # --- A device link (cuda_device_link, cuda_library(rdc = True)) ----------------
 
@@ -277,6 +344,9 @@ class Table:
 
 COMPILE_TABLE = Table("compile", COMPILE_STAGES, PLAN_OUTPUTS, SOURCE)
 LINK_TABLE = Table("link", LINK_STAGES, LINK_PLAN_OUTPUTS, LINK)
+CLANG_TABLE = Table("clang", CLANG_STAGES, CLANG_PLAN_OUTPUTS, SOURCE)
+# The compile tables by name (a layout names its table).
+COMPILE_TABLES = {t.name: t for t in (COMPILE_TABLE, CLANG_TABLE)}
 
 
 def exec_groups(table):
@@ -295,14 +365,14 @@ def pipeline_mnemonics():
         if stage.mnemonic not in out:
             out.append(stage.mnemonic)
     out.append(UNSTAGED_MNEMONIC)
-    for stage in LINK_STAGES:
+    for stage in CLANG_STAGES + LINK_STAGES:
         if stage.mnemonic not in out:
             out.append(stage.mnemonic)
     return out
 
 
-def device_mnemonics(of=COMPILE_STAGES + LINK_STAGES):
-    """Mnemonics of the stages (of `of`: a table's stages) that produce device code, sorted."""
+def device_mnemonics(of=COMPILE_STAGES + CLANG_STAGES + LINK_STAGES):
+    """Mnemonics of the stages (of `of`: a table's stages; default all tables') that produce device code, sorted."""
     return sorted({s.mnemonic for s in of if s.device})
 
 
@@ -424,31 +494,34 @@ def compile_producers(archs, table=COMPILE_TABLE):
     return producer
 
 
-def read_keys(stage, inst, table, archs=(), link_archs=()):
-    """The output keys (of earlier stages and CudaPlan) one instance of `stage` reads, by its `reads` (in order, once each)."""
+def read_keys(stage, inst, table, archs=(), link_archs=(), stub=None):
+    """The output keys (of earlier stages and CudaPlan) one instance of `stage` reads, by its `reads` (in order, once each).
+
+    `stub`: the registration stub's arch (stub_arch), for the STUB_ARCH selectors.
+    """
     keys = []
     for out_key, selector in stage.reads:
-        keys += [k for k in _read_keys(out_key, selector, inst, table, archs, link_archs) if k not in keys]
+        keys += [k for k in _read_keys(out_key, selector, inst, table, archs, link_archs, stub) if k not in keys]
     return keys
 
 
-def compile_reads(archs, table=COMPILE_TABLE):
+def compile_reads(archs, table=COMPILE_TABLE, stub=None):
     """{stage key: [output keys it reads]}, CudaPlan's outputs (the module id) included."""
     return {
-        instance_key(stage.kind, inst): read_keys(stage, inst, table, archs)
+        instance_key(stage.kind, inst): read_keys(stage, inst, table, archs, stub=stub)
         for stage in table.stages
         for inst in instances(stage, archs)
     }
 
 
-def compile_dependencies(archs, table=COMPILE_TABLE):
+def compile_dependencies(archs, table=COMPILE_TABLE, stub=None):
     """{stage key: [stage keys it reads from]}: the graph the runner executes (CudaPlan excluded)."""
     producer = compile_producers(archs, table)
     deps = {}
     for stage in table.stages:
         for inst in instances(stage, archs):
             keys = []
-            for read in read_keys(stage, inst, table, archs):
+            for read in read_keys(stage, inst, table, archs, stub=stub):
                 if read in producer and producer[read] not in keys:
                     keys.append(producer[read])
             deps[instance_key(stage.kind, inst)] = keys
@@ -470,10 +543,14 @@ def _project(inst, scope):
     return {k: inst[k] for k in keep}
 
 
-def _read_keys(out_key, selector, inst, table, archs, link_archs):
+def _read_keys(out_key, selector, inst, table, archs, link_archs, stub):
     scope = _output_scope(out_key, table)
     if selector == SAME:
         return [instance_key(out_key, _project(inst, scope))]
+    if selector in (STUB_ARCH, NOT_STUB_ARCH):
+        if (inst.get("virtual") == stub) == (selector == STUB_ARCH):
+            return [instance_key(out_key, _project(inst, scope))]
+        return []
     if selector == ALL:
         return [instance_key(out_key, _project(i, scope)) for i in _scope_instances(scope, archs, link_archs)]
     if selector == EMBEDDED:
@@ -520,7 +597,7 @@ def _formatter_parse(pattern):
 
 
 _OUTPUT_RES = {}
-for _stage in COMPILE_STAGES + LINK_STAGES:
+for _stage in COMPILE_STAGES + CLANG_STAGES + LINK_STAGES:
     for _o in _stage.outputs:
         for _p in filter(None, (_o.pattern, _o.lto_pattern)):
             _OUTPUT_RES.setdefault(_stage.mnemonic, []).append(_pattern_regex(_p))

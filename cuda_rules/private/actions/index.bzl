@@ -4,6 +4,9 @@ A kind of stages.bzl without an entry here fails analysis, naming it.
 """
 
 load("//cuda_rules/private:actions/cicc.bzl", "cicc_action")
+load("//cuda_rules/private:actions/clang_device.bzl", "clang_device_action")
+load("//cuda_rules/private:actions/clang_embed.bzl", "clang_embed_action")
+load("//cuda_rules/private:actions/clang_host.bzl", "clang_host_action")
 load("//cuda_rules/private:actions/device_preprocess.bzl", "device_preprocess_action")
 load("//cuda_rules/private:actions/embed_fatbin.bzl", "embed_fatbin_action")
 load("//cuda_rules/private:actions/fatbinary.bzl", "fatbinary_action")
@@ -21,6 +24,9 @@ visibility(["//cuda_rules/..."])
 
 _ACTIONS = {
     "cicc": cicc_action,
+    "clang_device": clang_device_action,
+    "clang_embed": clang_embed_action,
+    "clang_host": clang_host_action,
     "device_preprocess": device_preprocess_action,
     "embed_fatbin": embed_fatbin_action,
     "fatbinary": fatbinary_action,

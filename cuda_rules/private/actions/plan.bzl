@@ -27,21 +27,31 @@ def plan_action(actions, tc, unit, verb, nvcc_args):
         tools/nvcc_plan/layout.py reads it), plan_outputs (the stage scripts and CudaPlan's other
         files, declared by the caller) and nvcc_inputs (files nvcc reads to plan besides the
         toolkit: an nvcc options file).
-      verb: "compile" (one source of a cuda_library) or "device_link".
-      nvcc_args: list of Args, nvcc's options for this source, each given to in_params_file.
+      verb: "compile" (one source of a cuda_library), "device_link", or "clang_compile" (one source
+        compiled by clang: tc.cc_toolchain's compiler plans it).
+      nvcc_args: list of Args, nvcc's (or clang's) options for this source, each given to in_params_file.
     """
     cuda = tc.cuda
     args = in_params_file(actions.args())
     args.add(verb)
     args.add(unit.layout, format = "--layout=%s")
-    args.add(cuda.nvcc, format = "--nvcc=%s")
+    if verb == "clang_compile":
+        # clang's own plan (`clang -###`): clang finds the toolkit from
+        # --cuda-path (its include/cuda.h says the version; bin/ and
+        # nvvm/libdevice/ must exist).
+        args.add(tc.cc_toolchain.compiler_executable, format = "--clang=%s")
+        inputs = depset([unit.layout, cuda.ptxas, cuda.fatbinary] + unit.nvcc_inputs, transitive = [cuda.headers, cuda.cicc_files, tc.cc_files])
+    else:
+        args.add(cuda.nvcc, format = "--nvcc=%s")
+
+        # Not the include tree: nvcc_files holds a header of each include
+        # directory (nvcc uses its target directory only if it exists).
+        inputs = depset([unit.layout, cuda.nvcc] + unit.nvcc_inputs, transitive = [cuda.nvcc_files, tc.cc_files])
     args.add("--")
     actions.run(
         executable = tc.planner,
         arguments = [args] + nvcc_args,
-        # Not the include tree: nvcc_files holds a header of each include
-        # directory (nvcc uses its target directory only if it exists).
-        inputs = depset([unit.layout, cuda.nvcc] + unit.nvcc_inputs, transitive = [cuda.nvcc_files, tc.cc_files]),
+        inputs = inputs,
         outputs = unit.plan_outputs,
         mnemonic = PLAN_MNEMONIC,
         # A persistent worker (tools/nvcc_plan/cuda_plan.py --persistent_worker)

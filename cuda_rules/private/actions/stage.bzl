@@ -17,7 +17,7 @@ def _toolkit_files(cuda, names):
             files.append(value)
     return files, sets
 
-def run_stage(actions, stage, inst, unit, more_inputs = [], more_progress = ""):
+def run_stage(actions, stage, inst, unit, more_inputs = [], more_progress = "", tool = None):
     """Registers the action of one instance of `stage`: `/bin/sh <its script>`.
 
     Everything comes from the stage's record: the mnemonic, the exec group,
@@ -37,6 +37,8 @@ def run_stage(actions, stage, inst, unit, more_inputs = [], more_progress = ""):
         source src and headers (source_in_stages.bzl, device_link.bzl).
       more_inputs: depsets of File the stage's action function adds (what the record cannot say).
       more_progress: text the action function appends to the progress message.
+      tool: FilesToRunProvider or None: a program the script runs, passed as its first argument
+        ("$1"; its path is in the action's command line, its runfiles among its inputs).
     """
     tool_files, tool_sets = _toolkit_files(unit.cuda, stage.toolkit)
     direct = [unit.files[k] for k in read_keys(stage, inst, unit)]
@@ -51,7 +53,10 @@ def run_stage(actions, stage, inst, unit, more_inputs = [], more_progress = ""):
     exec_group = stage.exec_group or None
     args = actions.args()
     args.add(unit.scripts[instance_key(stage.kind, inst)])
+    if tool:
+        args.add(tool.executable)
     actions.run(
+        tools = [tool] if tool else [],
         executable = "/bin/sh",
         arguments = [args],
         inputs = depset(

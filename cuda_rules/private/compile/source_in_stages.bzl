@@ -2,10 +2,11 @@
 
 load("//cuda_rules/private:actions/index.bzl", "run_stages")
 load("//cuda_rules/private:actions/plan.bzl", "in_params_file", "plan_action")
+load("//cuda_rules/private:compile/clang.bzl", "clang_source_args")
 load("//cuda_rules/private:compile/nvcc_args.bzl", "canonical", "language_flags")
 load("//cuda_rules/private:labels.bzl", "display_label")
-load("//cuda_rules/private:layout.bzl", "declare_compile_files", "layout_object", "paths")
-load("//cuda_rules/private:stages.bzl", "ARCH_KEYS", "COMPILE_LAYOUT_KEYS", "COMPILE_TABLE", "DEVICE_OBJECT_SCRIPT", "PLAN_OUTPUTS")
+load("//cuda_rules/private:layout.bzl", "declare_compile_files", "layout_object", "paths", "stub_arch")
+load("//cuda_rules/private:stages.bzl", "ARCH_KEYS", "CLANG_TABLE", "COMPILE_LAYOUT_KEYS", "COMPILE_TABLE", "DEVICE_OBJECT_SCRIPT")
 
 visibility(["//cuda_rules/..."])
 
@@ -67,7 +68,9 @@ def compile_source_in_stages(ctx, t, c, src):
     """
     archs = t.archs
     stem = src.basename.rpartition(".")[0]
-    d = declare_compile_files(ctx.actions, table = COMPILE_TABLE, base = source_base(ctx, src, c.variant), stem = stem, archs = archs, rdc = c.rdc)
+    clang = t.compiler == "clang"
+    table = CLANG_TABLE if clang else COMPILE_TABLE
+    d = declare_compile_files(ctx.actions, table = table, base = source_base(ctx, src, c.variant), stem = stem, archs = archs, rdc = c.rdc)
     files = d.files
     scripts = d.scripts
     ctx.actions.write(d.layout, json.encode_indent(layout_object(COMPILE_LAYOUT_KEYS, {
@@ -83,25 +86,33 @@ def compile_source_in_stages(ctx, t, c, src):
         "link_marker": link_marker(ctx.label, src) if c.rdc else "",
         "pinned_arch_list": t.pinned_list,
         "user_options": t.options.copts,
-        "host_toolchain_flags": t.options.toolchain_flags.host,
-        "device_toolchain_flags": t.options.toolchain_flags.device,
+        # clang's driver takes the C++ toolchain's flags itself (compile/clang.bzl): none to sort.
+        "host_toolchain_flags": [] if clang else t.options.toolchain_flags.host,
+        "device_toolchain_flags": [] if clang else t.options.toolchain_flags.device,
         "files": paths(files),
         "scripts": paths(scripts),
+        "table": table.name,
     })))
     unit = struct(
-        table = COMPILE_TABLE,
+        table = table,
         cuda = t.cuda,
         cc_files = t.cc_files,
         src = src,
         headers = t.comp.headers,
         archs = archs,
         link_archs = [],
+        stub_arch = stub_arch(archs, t.pinned_list),
         files = files,
         scripts = scripts,
         layout = d.layout,
-        plan_outputs = scripts.values() + [files[o.key] for o in PLAN_OUTPUTS],
+        plan_outputs = scripts.values() + [files[o.key] for o in table.plan_outputs],
         nvcc_inputs = c.nvcc_inputs,
+        clang_embed = t.clang_embed,
     )
+    if clang:
+        plan_action(ctx.actions, t, unit, "clang_compile", [c.nvcc_args, in_params_file(clang_source_args(ctx.actions, src, files["obj"]))])
+        run_stages(ctx.actions, unit)
+        return _compiled(ctx, d, src, archs, c.rdc, table)
 
     src_args = in_params_file(ctx.actions.args())
     src_args.add_all(language_flags(src))
@@ -109,9 +120,9 @@ def compile_source_in_stages(ctx, t, c, src):
     src_args.add("-o", files["obj"])
     plan_action(ctx.actions, t, unit, "compile", [c.nvcc_args, src_args])
     run_stages(ctx.actions, unit)
-    return _compiled(ctx, d, src, archs, c.rdc)
+    return _compiled(ctx, d, src, archs, c.rdc, table)
 
-def _compiled(ctx, d, src, archs, rdc):
+def _compiled(ctx, d, src, archs, rdc, table):
     """What a source's stages made, as the target's providers list it."""
     files = d.files
     obj = files["obj"]
@@ -143,7 +154,7 @@ def _compiled(ctx, d, src, archs, rdc):
         cubins = [files["cubin/{}/{}".format(v.virtual, r)] for v in archs.virtuals for r in v.reals],
         fatbin = files["fatbin"],
         stub = files["stub"],
-        plan_files = d.scripts.values() + [d.layout] + [files[o.key] for o in PLAN_OUTPUTS],
+        plan_files = d.scripts.values() + [d.layout] + [files[o.key] for o in table.plan_outputs],
         image = struct(
             src = src,
             fatbin = files["fatbin"],

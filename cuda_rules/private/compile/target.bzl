@@ -6,6 +6,7 @@ load("@rules_cc//cc/common:cc_common.bzl", "cc_common")
 load("@rules_cc//cc/common:cc_info.bzl", "CcInfo")
 load("//cuda_rules/private:actions/plan.bzl", "in_params_file")
 load("//cuda_rules/private:archs.bzl", "device_link_archs", "parse_archs", "pinned_arch_list", "toolkit_archs_error")
+load("//cuda_rules/private:compile/clang.bzl", "check_clang", "check_clang_rdc", "clang_common_args", "clang_options")
 load("//cuda_rules/private:compile/host_flags.bzl", "classify_host_flags", "toolchain_compile_flags")
 load("//cuda_rules/private:compile/make_variables.bzl", "expanded_attributes")
 load("//cuda_rules/private:compile/nvcc_args.bzl", "join_path", "nvcc_common_args", "nvcc_options")
@@ -99,19 +100,22 @@ def compile_attrs(aspects = []):
         "_compiler": attr.label(default = "//cuda_rules:compiler"),
         "_runtime": attr.label(default = "//cuda_rules:runtime", providers = [CcInfo]),
         "_planner": attr.label(default = "//tools/nvcc_plan:cuda_plan", executable = True, cfg = "exec"),
+        "_clang_embed": attr.label(default = "//tools/nvcc_plan:elf_splice", executable = True, cfg = "exec"),
     }
 
 def check_compiler(ctx):
-    """Fails analysis when the build asks for a CUDA compiler these rules do not stage (rules_cuda's clang)."""
+    """The build's CUDA compiler (rules_cuda's flag): "nvcc", or "clang" (compile/clang.bzl).
+
+    Args:
+      ctx: the rule context.
+
+    Returns:
+      string.
+    """
     compiler = ctx.attr._compiler[BuildSettingInfo].value
-    if compiler != "nvcc":
-        fail(("{}: {}={} is not supported: these rules compile CUDA with nvcc's own stages. " +
-              "Fix: remove the flag (or set it to nvcc). To make clang the host compiler, point Bazel's C++ " +
-              "toolchain at clang: nvcc uses the C++ toolchain's compiler (docs/cuda_library.md, \"Host compiler\").").format(
-            ctx.label,
-            _COMPILER_FLAG,
-            compiler,
-        ))
+    if compiler not in ("nvcc", "clang"):
+        fail("{}: {}={} is not a CUDA compiler these rules know (nvcc, clang).".format(ctx.label, _COMPILER_FLAG, compiler))
+    return compiler
 
 def resolve_archs(ctx):
     """The target's archs and the __CUDA_ARCH_LIST__ its stages get ("" for nvcc's own).
@@ -290,7 +294,8 @@ def toolchains(ctx):
 
     Returns:
       dict(cuda = CudaToolchainInfo, cc_toolchain, cc_files = the C++ toolchain's files,
-      feature_configuration = the target's, planner = FilesToRunProvider of //tools/nvcc_plan:cuda_plan).
+      feature_configuration = the target's, planner = FilesToRunProvider of //tools/nvcc_plan:cuda_plan,
+      clang_embed = FilesToRunProvider of //tools/nvcc_plan:elf_splice, or None).
     """
     cc_toolchain = find_cc_toolchain(ctx)
     return dict(
@@ -304,6 +309,8 @@ def toolchains(ctx):
             unsupported_features = ctx.disabled_features,
         ),
         planner = ctx.attr._planner[DefaultInfo].files_to_run,
+        # CudaClangEmbed's tool (compiler=clang), where the rule has it.
+        clang_embed = ctx.attr._clang_embed[DefaultInfo].files_to_run if hasattr(ctx.attr, "_clang_embed") else None,
     )
 
 def target_context(ctx):
@@ -318,7 +325,7 @@ def target_context(ctx):
       options (target_options()), srcs (split_srcs()), comp (compilation()), deps (deps and
       implementation_deps).
     """
-    check_compiler(ctx)
+    compiler = check_compiler(ctx)
     fields = toolchains(ctx)
     cuda = fields["cuda"]
     archs, pinned_list = resolve_archs(ctx)
@@ -326,14 +333,23 @@ def target_context(ctx):
     srcs = split_srcs(ctx)
     if srcs.cu:
         check_toolkit_archs(ctx, cuda, archs)
+        if compiler == "clang":
+            check_clang(ctx, fields["cc_toolchain"], cuda, archs, staged)
     attrs = expanded_attributes(ctx, fields["cc_toolchain"], fields["feature_configuration"])
+    if compiler == "clang":
+        # clang defines no __CUDA_ARCH_LIST__: no stage depends on the other archs.
+        pinned_list = ""
+        options = clang_options(ctx, toolchain_compile_flags(ctx, fields["cc_toolchain"], fields["feature_configuration"]), attrs)
+    else:
+        options = target_options(ctx, staged, fields["cc_toolchain"], fields["feature_configuration"], attrs, cuda.version)
     return struct(
         archs = archs,
+        compiler = compiler,
         # One nvcc action cannot be given another list: nvcc's own (mixing
         # lists is safe, docs/cuda_library.md "CCCL").
         pinned_list = pinned_list if staged else "",
         staged = staged,
-        options = target_options(ctx, staged, fields["cc_toolchain"], fields["feature_configuration"], attrs, cuda.version),
+        options = options,
         srcs = srcs,
         comp = compilation(ctx, cuda, srcs, attrs),
         deps = ctx.attr.deps + ctx.attr.implementation_deps,
@@ -357,7 +373,16 @@ def compile_cu(ctx, t, rdc, variant):
     out = struct(objects = [], device_link_inputs = [], ltoir = [], ptx = [], cubins = [], fatbins = [], stubs = [], plan_files = [], images = [])
     if not cu_srcs:
         return out
-    nvcc_args = nvcc_common_args(ctx, t, rdc)
+    if t.compiler == "clang":
+        if rdc and variant == "_cuda_rdc":
+            # cuda_objects declares its relocatable variant for a cuda_library(rdc = True)
+            # above it, which fails with clang itself (check_clang_rdc): nothing to compile.
+            return out
+        if rdc:
+            check_clang_rdc(ctx)
+        nvcc_args = clang_common_args(ctx, t)
+    else:
+        nvcc_args = nvcc_common_args(ctx, t, rdc)
     if t.staged:
         # Only CudaPlan actions read them (source_in_stages.bzl).
         in_params_file(nvcc_args)

@@ -4,6 +4,7 @@ load("@rules_cc//cc:find_cc_toolchain.bzl", "use_cc_toolchain")
 load("@rules_cc//cc/common:cc_common.bzl", "cc_common")
 load("@rules_cc//cc/common:cc_info.bzl", "CcInfo")
 load("//cuda_rules/private:actions/index.bzl", "stage_exec_groups")
+load("//cuda_rules/private:compile/clang.bzl", "check_clang_rdc")
 load(
     "//cuda_rules/private:compile/device_link.bzl",
     "collect_device_link_inputs",
@@ -24,7 +25,7 @@ load(
 load("//cuda_rules/private:nvcc_options.bzl", "check_link_options")
 load("//cuda_rules/private:providers.bzl", "CudaInfo")
 load("//cuda_rules/private:requires_cuda.bzl", "archs_value", "staged_value", "with_requires_cuda")
-load("//cuda_rules/private:stages.bzl", "COMPILE_TABLE", "LINK_TABLE")
+load("//cuda_rules/private:stages.bzl", "CLANG_TABLE", "COMPILE_TABLE", "LINK_TABLE")
 load("//cuda_rules/private:toolchain.bzl", "CUDA_TOOLCHAINS")
 
 visibility(["//cuda_rules/...", "//tests/..."])
@@ -35,6 +36,8 @@ def _cuda_library_impl(ctx):
     check_link_options(ctx.label, linkopts)
     rdc = ctx.attr.rdc
     check_lto(ctx, t.archs, rdc)
+    if rdc and t.compiler == "clang":
+        check_clang_rdc(ctx)
 
     own = compile_cu(ctx, t, rdc = rdc, variant = "_cuda")
 
@@ -152,7 +155,7 @@ also device-links the relocatable code below it. Output groups: ptx, ltoir, cubi
 cuda_objects, cuda_plan, device_link, and rules_cuda's lib, pic_lib, objects, pic_objects,
 rdc_objects, rdc_pic_objects.""",
     attrs = _ATTRS,
-    exec_groups = stage_exec_groups(COMPILE_TABLE, LINK_TABLE),
+    exec_groups = stage_exec_groups(COMPILE_TABLE, CLANG_TABLE, LINK_TABLE),
     fragments = ["cpp"],
     toolchains = CUDA_TOOLCHAINS + use_cc_toolchain(),
     provides = [CcInfo, CudaInfo],

@@ -15,7 +15,7 @@ load(
 )
 load("//cuda_rules/private:providers.bzl", "CudaInfo", "CudaObjectsInfo")
 load("//cuda_rules/private:requires_cuda.bzl", "archs_value", "staged_value", "with_requires_cuda")
-load("//cuda_rules/private:stages.bzl", "COMPILE_TABLE")
+load("//cuda_rules/private:stages.bzl", "CLANG_TABLE", "COMPILE_TABLE")
 load("//cuda_rules/private:toolchain.bzl", "CUDA_TOOLCHAINS")
 
 visibility(["//cuda_rules/...", "//tests/..."])
@@ -84,7 +84,7 @@ sources compile in stages, like cuda_library's. Default output: the relocatable 
 output groups objects, rdc_objects (and rules_cuda's pic_objects, rdc_pic_objects: the same),
 ptx, ltoir, cubin, fatbin, cuda_plan.""",
     attrs = compile_attrs(),
-    exec_groups = stage_exec_groups(COMPILE_TABLE),
+    exec_groups = stage_exec_groups(COMPILE_TABLE, CLANG_TABLE),
     fragments = ["cpp"],
     toolchains = CUDA_TOOLCHAINS + use_cc_toolchain(),
     provides = [CcInfo, CudaInfo, CudaObjectsInfo],

@@ -1,0 +1,195 @@
+"""clang as the CUDA compiler (--@rules_cuda_stages//cuda_rules:compiler=clang): the checks and the driver call.
+
+The C++ toolchain's compiler is the clang that compiles CUDA (as in
+rules_cuda: --repo_env=CC=clang). CudaPlan asks it for its plan (`clang
+-###`, tools/nvcc_plan/clang_scripts.py) with the arguments below, and the
+stages of stages.bzl's CLANG_TABLE replay its jobs.
+"""
+
+load("@bazel_skylib//rules:common_settings.bzl", "BuildSettingInfo")
+load("//cuda_rules/private:compile/nvcc_args.bzl", "CANONICAL_EXECROOT", "join_path")
+load("//cuda_rules/private:device_debug.bzl", "device_debug_requested")
+load("//cuda_rules/private:labels.bzl", "display_label")
+
+visibility(["//cuda_rules/..."])
+
+# The clang x CUDA pairs these rules compile CUDA with, tested (docs/cuda_library.md, "clang"):
+# clang major -> toolkit versions. clang 21 reads CUDA 12.9 and newer as 12.8 and
+# its fatbinary command and CUDA wrapper headers predate CUDA 13 (no
+# texture_fetch_functions.h, include/cccl): those need clang 22.
+CLANG_CUDA_PAIRS = {
+    21: ["12.4"],
+}
+
+_COMPILER_FLAG = "--@rules_cuda_stages//cuda_rules:compiler"
+
+def _pairs_text():
+    return ", ".join(["clang {} with CUDA {}".format(c, " or ".join(v)) for c, v in sorted(CLANG_CUDA_PAIRS.items())])
+
+def clang_major(cc_toolchain):
+    """The major version of the C++ toolchain's clang, from its resource directory, or None.
+
+    Every clang's built-in include directories hold <prefix>/lib/clang/<major>/include
+    (Bazel's C++ autoconfiguration and toolchains_llvm list it).
+
+    Args:
+      cc_toolchain: the C++ toolchain.
+
+    Returns:
+      int or None.
+    """
+    for d in cc_toolchain.built_in_include_directories:
+        parts = d.rstrip("/").split("/")
+        if len(parts) >= 4 and parts[-1] == "include" and parts[-3] == "clang" and parts[-4] in ("lib", "lib64"):
+            major = parts[-2].split(".")[0]
+            if major.isdigit():
+                return int(major)
+    return None
+
+def check_clang(ctx, cc_toolchain, cuda, archs, staged):
+    """Fails analysis, naming what to do, for what these rules do not compile with clang.
+
+    Args:
+      ctx: the rule context.
+      cc_toolchain: the C++ toolchain (its compiler is the clang).
+      cuda: CudaToolchainInfo.
+      archs: struct from archs.parse_archs.
+      staged: whether the target compiles in stages.
+    """
+    label = display_label(ctx.label)
+    if cc_toolchain.compiler != "clang":
+        fail(("{}: {}=clang compiles CUDA with the C++ toolchain's compiler, and that is {} ({}), not clang. " +
+              "Fix: point the C++ toolchain at clang (--repo_env=CC=clang, or tools/bazelw's clang addon: " +
+              "--repo_env=CC=/opt/rules_cuda_stages/clang/bin/clang), or compile with nvcc.").format(
+            label,
+            _COMPILER_FLAG,
+            cc_toolchain.compiler,
+            cc_toolchain.compiler_executable,
+        ))
+    major = clang_major(cc_toolchain)
+    if major == None or cuda.version not in CLANG_CUDA_PAIRS.get(major, []):
+        fail(("{}: clang {} with CUDA {} is not a pair these rules compile CUDA with (supported: {}). Fix: " +
+              "choose a supported toolkit (--@rules_cuda_stages//cuda_rules:toolkit={}) and clang " +
+              "(tools/bazelw's clang addon is clang 21), or compile with nvcc ({}=nvcc).").format(
+            label,
+            major if major != None else "of unknown version ({})".format(cc_toolchain.compiler_executable),
+            cuda.version,
+            _pairs_text(),
+            CLANG_CUDA_PAIRS.get(major, CLANG_CUDA_PAIRS[21])[0],
+            _COMPILER_FLAG,
+        ))
+    if not staged:
+        fail("{}: clang compiles CUDA in stages only (staged = False is nvcc's single action). Fix: remove staged = False, or compile with nvcc.".format(label))
+    for v in archs.virtuals:
+        gpu = "sm_" + v.virtual[len("compute_"):]
+        others = [r for r in v.reals if r != gpu]
+        if v.lto or others:
+            fail(("{}: clang compiles each GPU arch from the source for itself, so {} cannot be built by clang ({}). " +
+                  "Fix: name archs as sm_NN (a cubin) and compute_NN (PTX), or compile with nvcc.").format(
+                label,
+                "lto_" + v.virtual[len("compute_"):] if v.lto else "{} as {}".format(v.virtual, ", ".join(others)),
+                "device LTO IR is nvcc's" if v.lto else "clang's PTX for {} is assembled for {} only".format(gpu, gpu),
+            ))
+
+def check_clang_rdc(ctx):
+    """Fails analysis for relocatable device code with clang (not staged yet).
+
+    Args:
+      ctx: the rule context.
+    """
+    fail(("{}: relocatable device code (rdc = True, device links) is not compiled by clang in stages yet. " +
+          "Fix: compile this target with nvcc ({}=nvcc), or drop rdc = True.").format(display_label(ctx.label), _COMPILER_FLAG))
+
+def clang_options(ctx, toolchain_flags, attrs):
+    """The target's clang options: the C++ toolchain's flags, the build's and the target's.
+
+    `copts` and --@rules_cuda_stages//cuda_rules:copts are clang driver options
+    (both sides: -Xarch_device / -Xarch_host select one); host_copts reach the
+    host compile only (-Xarch_host), ptxasopts ptxas (-Xcuda-ptxas).
+
+    Args:
+      ctx: the rule context.
+      toolchain_flags: list of string, host_flags.toolchain_compile_flags.
+      attrs: struct from make_variables.expanded_attributes.
+
+    Returns:
+      struct like nvcc_args.nvcc_options, toolchain_flags a list.
+    """
+    if "cuda_device_debug" in ctx.features or device_debug_requested(ctx.label, ctx.attr._device_debug[BuildSettingInfo].value):
+        fail(("{}: device debugging (--@rules_cuda_stages//cuda_rules:device_debug, the cuda_device_debug feature) is nvcc's -G. " +
+              "Fix: with clang, put clang's `-g --cuda-noopt-device-debug` in copts.").format(display_label(ctx.label)))
+    if ctx.file.optf:
+        fail("{}: optf is an nvcc options file; clang takes no such file. Fix: put the options in copts.".format(display_label(ctx.label)))
+    return struct(
+        copts = ctx.attr._copts[BuildSettingInfo].value + attrs.copts,
+        host_copts = ctx.attr._host_copts[BuildSettingInfo].value + attrs.host_copts,
+        ptxasopts = attrs.ptxasopts,
+        local_defines = attrs.local_defines,
+        optf = None,
+        toolchain_flags = toolchain_flags,
+    )
+
+def clang_common_args(ctx, t):
+    """clang's driver arguments for every .cu file of a target (not the source and output).
+
+    Args:
+      ctx: the rule context.
+      t: the target context (target.bzl).
+
+    Returns:
+      Args.
+    """
+    label = ctx.label
+    cctx = t.comp.cctx
+    options = t.options
+    args = ctx.actions.args()
+    args.add_all(["-x", "cuda"])
+    args.add("--cuda-path=" + t.cuda.toolkit_root)
+    for v in t.archs.virtuals:
+        args.add("--cuda-gpu-arch=sm_" + v.virtual[len("compute_"):])
+
+    # PTX exactly where the archs say (clang 21's default embeds none).
+    args.add("--no-cuda-include-ptx=all")
+    args.add_all(["--cuda-include-ptx=sm_" + v.virtual[len("compute_"):] for v in t.archs.virtuals if v.ptx])
+
+    # The working directory every stage records (debug info), the same in every sandbox and checkout.
+    args.add("-ffile-compilation-dir=" + CANONICAL_EXECROOT)
+
+    # The pair was checked at analysis (CLANG_CUDA_PAIRS); clang warns for every CUDA newer than 12.3.
+    args.add("-Wno-unknown-cuda-version")
+
+    # The C++ toolchain's flags first (the build's and the target's options below win).
+    args.add_all(options.toolchain_flags)
+    args.add("-fPIC")
+    args.add_all(options.copts)
+    args.add_all(options.host_copts, before_each = "-Xarch_host")
+    args.add_all(options.ptxasopts, before_each = "-Xcuda-ptxas")
+    args.add_all(cctx.includes, before_each = "-I", map_each = _execroot_relative)
+    args.add_all(cctx.quote_includes, before_each = "-iquote", map_each = _execroot_relative)
+    root = label.workspace_root or "."
+    args.add_all([root, join_path(ctx.bin_dir.path, label.workspace_root)], before_each = "-iquote", map_each = _execroot_relative)
+    args.add_all(cctx.system_includes, before_each = "-isystem", map_each = _execroot_relative)
+    args.add_all(cctx.defines, format_each = "-D%s")
+    args.add_all(options.local_defines, format_each = "-D%s")
+    return args
+
+def clang_source_args(actions, src, obj):
+    """The source and object of one clang compile.
+
+    Args:
+      actions: ctx.actions.
+      src: File, the source.
+      obj: File, its object.
+
+    Returns:
+      Args.
+    """
+    args = actions.args()
+
+    # -x cuda (clang_common_args) makes any source CUDA, as nvcc's -x cu does.
+    args.add("-c", src)
+    args.add("-o", obj)
+    return args
+
+def _execroot_relative(path):
+    return path or "."

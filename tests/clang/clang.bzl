@@ -1,0 +1,97 @@
+"""Builds under clang as the CUDA compiler (--@rules_cuda_stages//cuda_rules:compiler=clang), and the fidelity test."""
+
+load("@rules_cc//cc/common:cc_info.bzl", "CcInfo")
+load("@rules_python//python:defs.bzl", "py_test")
+load("//cuda_rules:defs.bzl", "cuda_library")
+
+_COMPILER = "//cuda_rules:compiler"
+_TOOLKIT = "//cuda_rules:toolkit"
+_HOST_CLANG = "//tests/host_clang:clang"
+
+# The toolkit of the supported pair with tools/bazelw's clang 21 (compile/clang.bzl's CLANG_CUDA_PAIRS).
+CLANG_TOOLKIT = "12.4"
+
+def _clang_transition_impl(_settings, attr):
+    return {
+        _COMPILER: "clang",
+        _HOST_CLANG: True,
+        _TOOLKIT: attr.toolkit or CLANG_TOOLKIT,
+    }
+
+_clang_transition = transition(
+    implementation = _clang_transition_impl,
+    inputs = [],
+    outputs = [_COMPILER, _HOST_CLANG, _TOOLKIT],
+)
+
+def _with_clang_impl(ctx):
+    files = depset(transitive = [s[DefaultInfo].files for s in ctx.attr.srcs])
+    runfiles = ctx.runfiles(transitive_files = files).merge_all([s[DefaultInfo].default_runfiles for s in ctx.attr.srcs])
+    return [DefaultInfo(files = files, runfiles = runfiles)]
+
+with_clang = rule(
+    implementation = _with_clang_impl,
+    doc = "`srcs` (and their runfiles) built with clang as the CUDA compiler: the C++ toolchain of tests/host_clang, " +
+          "--@rules_cuda_stages//cuda_rules:compiler=clang and `toolkit`.",
+    attrs = {
+        "srcs": attr.label_list(cfg = _clang_transition, doc = "The targets to build."),
+        "toolkit": attr.string(doc = "The toolkit (default: CLANG_TOOLKIT)."),
+        "_allowlist_function_transition": attr.label(default = "@bazel_tools//tools/allowlists/function_transition_allowlist"),
+    },
+)
+
+def _clang_compiled_impl(ctx):
+    lib = ctx.attr.lib
+    lib = lib[0] if type(lib) == "list" else lib
+    return [lib[CcInfo], DefaultInfo(files = lib[DefaultInfo].files)]
+
+clang_compiled = rule(
+    implementation = _clang_compiled_impl,
+    doc = "The CcInfo of `lib` (a cuda_library) compiled with clang as the CUDA compiler (as with_clang), " +
+          "for a binary that links it with code nvcc compiled.",
+    attrs = {
+        "lib": attr.label(cfg = _clang_transition, providers = [CcInfo], doc = "The cuda_library."),
+        "toolkit": attr.string(doc = "The toolkit (default: CLANG_TOOLKIT)."),
+        "_allowlist_function_transition": attr.label(default = "@bazel_tools//tools/allowlists/function_transition_allowlist"),
+    },
+)
+
+def clang_fidelity_test(name, srcs, reference_extra = [], expect = "equal", **kwargs):
+    """Builds `srcs` with cuda_library under clang, in stages, and compares with clang's own one-shot compile.
+
+    Args:
+      name: test name; the staged library is `<name>_staged`.
+      srcs: .cu files.
+      reference_extra: clang options given to the reference compiles only.
+      expect: "equal", or "differ" (a non-vacuity check with reference_extra).
+      **kwargs: cuda_library attributes (copts, archs, ...).
+    """
+    lib = name + "_staged"
+    cuda_library(name = lib, srcs = srcs, tags = ["manual"], **kwargs)
+    groups = ["ptx", "cubin", "fatbin", "cuda_objects", "cuda_plan"]
+    for group in groups:
+        native.filegroup(name = "{}_{}".format(lib, group), srcs = [":" + lib], output_group = group, tags = ["manual"])
+    with_clang(
+        name = name + "_inputs",
+        srcs = [":{}_{}".format(lib, g) for g in groups] + ["//cuda_rules:toolkit_files"],
+        tags = ["manual"],
+        testonly = True,
+    )
+    py_test(
+        name = name,
+        size = "medium",
+        srcs = ["//tests/clang:clang_fidelity_test.py"],
+        main = "//tests/clang:clang_fidelity_test.py",
+        args = [
+            "--target=" + lib,
+            "--package=" + native.package_name(),
+            "--expect=" + expect,
+        ] + (["--reference_extra=" + ",".join(reference_extra)] if reference_extra else []),
+        data = srcs + [":" + name + "_inputs"],
+        deps = [
+            "//tools/nvcc_plan:layout",
+            "//tools/nvcc_plan:stages",
+            "@rules_cuda_stages_pypi//absl_py",
+            "@rules_cuda_stages_pypi//bazel_runfiles",
+        ],
+    )

@@ -1,0 +1,198 @@
+"""The stage scripts of one source compiled by clang in stages, from clang's own plan (`clang -###`).
+
+`for_source(plan, layout)` checks that clang's plan (clang_dryrun.parse of
+`clang -###` with the target's flags, -cuid set to the rules' module id) has
+exactly the stages the layout declares for stages.CLANG_TABLE: one device
+`clang -cc1` per GPU arch, one ptxas per cubin, one fatbinary, one host
+`clang -cc1`. It writes each job's command as its stage's script, with every
+temporary file renamed to the file Bazel declared for it, and the embed
+stage's. Three changes to clang's own commands, none of which changes an
+output byte:
+
+- the host compile embeds an empty fatbinary (/dev/null), so it reads no
+  device output and runs beside the device stages; CudaClangEmbed splices the
+  fatbinary into its .nv_fatbin section (elf_splice.py);
+- fatbinary gets each image as `--image3=kind=...,sm=...` (CUDA >= 12.9's
+  fatbinary has no `--image`; 12.4's writes the same bytes for both forms),
+  without the cubin of an arch whose PTX alone is embedded (compute_NN
+  without sm_NN: clang plans a ptxas for every GPU arch; the rules run none);
+- ptxas runs in an empty directory with its files spelled from the execroot:
+  with line info ptxas stats the files the PTX names and records their
+  modification times in the cubin (clang's one-shot compile does too), and
+  in an empty directory they do not resolve, whatever the strategy.
+"""
+
+import dataclasses
+import json
+import os
+import shlex
+
+from tools.nvcc_plan import clang_dryrun
+from tools.nvcc_plan import compile_scripts
+from tools.nvcc_plan import scripts as scripts_lib
+from tools.nvcc_plan import stages
+
+
+def check_archs(layout):
+    """Each virtual arch of a clang compile builds at most its own cubin (clang has no virtual/real split)."""
+    for a in layout.archs:
+        gpu = clang_dryrun.gpu_arch(a.virtual)
+        if a.lto or [r for r in a.reals if r != gpu]:
+            scripts_lib.fail(
+                layout.display_label,
+                "clang compiles each GPU arch from the source for itself: %s with cubins %s cannot be built by clang "
+                "(%s). Fix: name archs as sm_NN or compute_NN, or compile with nvcc."
+                % (a.virtual, ", ".join(a.reals) or "none", "LTO IR is nvcc's" if a.lto else "only %s" % gpu),
+            )
+
+
+def _execroot_relative(path):
+    prefix = scripts_lib.CANONICAL_CWD + "/"
+    return path[len(prefix) :] if path.startswith(prefix) else path
+
+
+def _ptxas_script(layout, exports, argv, execroot_files, arch):
+    """ptxas in an empty directory, its files spelled "$here"/<execroot path>."""
+    lines = scripts_lib.preamble(_comment(layout, stages.PTXAS.mnemonic, arch), exports)
+    lines += ['here="$(pwd -P)"', 'empty="$(mktemp -d)"', "trap 'rm -rf \"$empty\"' EXIT", 'cd "$empty" || exit 1']
+    lines.append(" ".join(('"$here"/' + shlex.quote(a)) if a in execroot_files else shlex.quote(a) for a in argv))
+    return "\n".join(lines) + "\n"
+
+
+def _comment(layout, mnemonic, arch=""):
+    return "%s%s of %s (%s), from clang's plan." % (mnemonic, " " + arch if arch else "", layout.src, layout.display_label)
+
+
+def _script(layout, exports, mnemonic, argv, arch=""):
+    lines = scripts_lib.preamble(_comment(layout, mnemonic, arch), exports)
+    lines.append("exec " + " ".join(shlex.quote(a) for a in argv))
+    return "\n".join(lines) + "\n"
+
+
+def for_source(plan, layout):
+    """Returns {script path: content} for every stage of `plan` (a dryrun.Plan from clang_dryrun.parse)."""
+    if layout.table != stages.CLANG_TABLE.name:
+        scripts_lib.fail(layout.display_label, "a clang plan for a layout of the %s table" % layout.table)
+    check_archs(layout)
+    odd = plan.by_kind("unknown")
+    if odd:
+        scripts_lib.fail(
+            layout.display_label,
+            "clang's plan for these options runs %s, which is not a stage these rules can run (options: %s). "
+            "Remove the option, or compile this target with nvcc."
+            % (", ".join(repr(" ".join(c.argv[:2])) for c in odd), " ".join(layout.user_options) or "none"),
+        )
+
+    def only(kind):
+        return scripts_lib.only(plan, kind, layout.display_label, "job in clang's plan")
+
+    fatbinary, host = only("fatbinary"), only("clang_host")
+    devices = {c.arch: c for c in plan.by_kind("clang_device")}
+    ptxases = {c.arch: c for c in plan.by_kind("ptxas")}
+    gpus = [clang_dryrun.gpu_arch(a.virtual) for a in layout.archs]
+    if sorted(devices) != sorted(gpus) or len(devices) != len(plan.by_kind("clang_device")):
+        scripts_lib.fail(layout.display_label, "clang plans device compiles for %s, the rule declared %s" % (sorted(devices), sorted(gpus)))
+    if sorted(ptxases) != sorted(gpus) or len(ptxases) != len(plan.by_kind("ptxas")):
+        scripts_lib.fail(layout.display_label, "clang plans ptxas for %s, the rule declared %s" % (sorted(ptxases), sorted(gpus)))
+    if "-fgpu-rdc" in host.argv or layout.rdc:
+        scripts_lib.fail(layout.display_label, "relocatable device code (rdc = True) is not compiled by clang in stages yet; compile it with nvcc")
+    images = clang_dryrun.parse_images(fatbinary.argv)
+    want_ptx = sorted(clang_dryrun.gpu_arch(a.virtual)[3:] for a in layout.archs if a.ptx)
+    got_ptx = sorted(im["sm"] for im in images if im["kind"] == "ptx")
+    if got_ptx != want_ptx:
+        scripts_lib.fail(layout.display_label, "clang's fatbinary embeds the PTX of %s, the rule declared %s" % (got_ptx, want_ptx))
+    # The toolkit clang found (--cuda-path, execroot-relative) is the rules': its ptxas and fatbinary.
+    root = _execroot_relative(layout.toolkit_root)
+    for command in list(ptxases.values()) + [fatbinary]:
+        want_tool = "%s/bin/%s" % (root, command.tool)
+        if _execroot_relative(os.path.normpath(command.argv[0])) != os.path.normpath(want_tool):
+            scripts_lib.fail(layout.display_label, "clang runs %s, not the toolkit's %s" % (command.argv[0], want_tool))
+
+    files = layout.files
+    renames = {fatbinary.outputs[0]: files["fatbin"], host.outputs[0]: files["host_obj"]}
+    for a in layout.archs:
+        gpu = clang_dryrun.gpu_arch(a.virtual)
+        renames[devices[gpu].outputs[0]] = files["ptx/" + a.virtual]
+        if a.reals:
+            renames[ptxases[gpu].outputs[0]] = files["cubin/%s/%s" % (a.virtual, gpu)]
+    rename = scripts_lib.Renamer(renames)
+
+    def command(c):
+        argv = [rename(arg) for arg in c.argv]
+        left = [arg for arg in argv if clang_dryrun.PLAN_TMPDIR in arg]
+        if left:
+            scripts_lib.fail(layout.display_label, "clang's %s job has files these rules cannot name: %s" % (c.kind, " ".join(left)))
+        return argv
+
+    exports = [("PWD", scripts_lib.CANONICAL_CWD)]
+    out = {}
+    for a in layout.archs:
+        gpu = clang_dryrun.gpu_arch(a.virtual)
+        inst = {"virtual": a.virtual}
+        out[layout.scripts[stages.instance_key(stages.CLANG_DEVICE.kind, inst)]] = _script(
+            layout, exports, stages.CLANG_DEVICE.mnemonic, command(devices[gpu]), gpu
+        )
+        if a.reals:
+            inst = {"virtual": a.virtual, "real": gpu}
+            argv = command(ptxases[gpu])
+            execroot_files = {files["ptx/" + a.virtual], files["cubin/%s/%s" % (a.virtual, gpu)]}
+            if not os.path.isabs(argv[0]):
+                execroot_files.add(argv[0])
+            out[layout.scripts[stages.instance_key(stages.PTXAS.kind, inst)]] = _ptxas_script(
+                layout, exports, argv, execroot_files, gpu
+            )
+    cubins = {clang_dryrun.gpu_arch(a.virtual)[3:] for a in layout.archs if a.reals}
+    fat = []
+    for arg in fatbinary.argv:
+        if arg.startswith(("--image=", "--image3=")):
+            im = clang_dryrun.parse_images([arg])[0]
+            if im["kind"] == "elf" and im["sm"] not in cubins:
+                continue  # the cubin of a PTX-only arch: its ptxas is not run
+            arg = "--image3=kind=%s,sm=%s,file=%s" % (im["kind"], im["sm"], im["file"])
+        fat.append(arg)
+    fat = command(dataclasses.replace(fatbinary, argv=fat))
+    out[layout.scripts[stages.CLANG_FATBINARY.kind]] = _script(layout, exports, stages.CLANG_FATBINARY.mnemonic, fat)
+    # The host compile embeds an empty fatbinary: clang emits the same
+    # registration code and an empty .nv_fatbin section, which CudaClangEmbed
+    # fills with the fatbinary (the object is then clang's own, byte for byte).
+    blob = host.argv.index("-fcuda-include-gpubinary") + 1
+    out[layout.scripts[stages.CLANG_HOST_COMPILE.kind]] = _script(
+        layout, exports, stages.CLANG_HOST_COMPILE.mnemonic, command(dataclasses.replace(
+            host, argv=host.argv[:blob] + ["/dev/null"] + host.argv[blob + 1 :]))
+    )
+    out[layout.scripts[stages.CLANG_EMBED.kind]] = embed_script(layout, exports)
+    return out
+
+
+# The section of a host object clang puts a whole-program fatbinary in (CGCUDANV.cpp).
+FATBIN_SECTION = ".nv_fatbin"
+
+
+def embed_script(layout, exports):
+    """CudaClangEmbed's script: `elf_splice` (its path is the script's first argument, from the action) fills the section."""
+    files = layout.files
+    lines = scripts_lib.preamble(_comment(layout, stages.CLANG_EMBED.mnemonic), exports)
+    lines.append('exec "$1" ' + " ".join(shlex.quote(a) for a in (FATBIN_SECTION, files["fatbin"], files["host_obj"], files["obj"])))
+    return "\n".join(lines) + "\n"
+
+
+def clang_args(layout, args):
+    """The driver call CudaPlan plans: the rules' arguments and -cuid, the source's module id.
+
+    clang's default CUID hashes every driver argument (the output path and
+    the arch list included) and, before clang 20, the source's real path; the
+    module id is the same for a source wherever and for whatever archs it is
+    built, and the host and device compiles share it.
+    """
+    return list(args) + ["-cuid=" + compile_scripts.module_id_of(layout)]
+
+
+def plan(clang, layout, args, cwd=None):
+    """Plans the layout's source with `clang -###`: ({path: content} of the scripts, the driver call)."""
+    call = clang_args(layout, args)
+    _, parsed = clang_dryrun.parse(clang_dryrun.run(clang, call, cwd=cwd))
+    out = for_source(parsed, layout)
+    out[layout.module_id_file] = compile_scripts.module_id_of(layout)
+    out[layout.nvcc_args_file] = json.dumps({"clang": clang, "args": call}, indent=1) + "\n"
+    return out
+
