@@ -211,8 +211,10 @@ class ReuseTest(unittest.TestCase):
         stages = HOST_STAGES + ("CudaDevicePreprocess", "CudaCicc", "CudaPtxas")
         reused = [s for s in spawns if s.mnemonic in stages]
         # Per source (CUB included): host preprocess, frontend, registration stub, host compile, and for
-        # sm_90: preprocess, cicc, ptxas.
-        self.assertEqual(len(reused), SOURCES * 7, [(s.target, s.mnemonic) for s in reused])
+        # sm_90: cicc, ptxas. compute_90 is the stub's arch: its preprocess and front end ran in the
+        # registration stub, its cicc is the back end alone on the stub's NVVM IR.
+        self.assertEqual(len(reused), SOURCES * 6, [(s.target, s.mnemonic) for s in reused])
+        self.assertNotIn("CudaDevicePreprocess", [s.mnemonic for s in reused])
         self.assertEqual({s.arch for s in reused if s.mnemonic in ("CudaCicc", "CudaPtxas")}, {"compute_90", "sm_90"})
         self.assertTrue(any("//cub_reduce:" in s.target for s in reused))
         misses = [(s.target, s.mnemonic, s.arch) for s in reused if not s.cache_hit]
@@ -241,9 +243,9 @@ class ReuseTest(unittest.TestCase):
         stubs = {p: t for p, t in self.dev80_scripts.items() if p.endswith("/registration_stub.sh")}
         self.assertEqual(len(stubs), SOURCES, sorted(stubs))
         for path, text in stubs.items():
-            self.assertIn(" -arch compute_90 ", text, path)
+            self.assertIn(" --nv_arch compute_90 ", text, path)
             self.assertIn(" -D__CUDA_ARCH__=900 ", text, path)
-            self.assertIn(" --Xlgenfe --device-syntax-only", text, path)
+            self.assertIn(" -lgenfe --emit-llvm-bc ", text, path)
         rows = cache_report_lib.summarize(spawns, cache_report_lib.read_log(self.ci_log))
         print("\nCUDA %s: developer build, sm_80 after CI's build of the shipped set (%s):" % (TOOLKIT, CI_ARCHS))
         sys.stdout.write(cache_report_lib.format_rows(rows, "table"))
@@ -266,7 +268,7 @@ class ReuseTest(unittest.TestCase):
         rows = cache_report_lib.summarize(spawns, cache_report_lib.read_log(self.ci_rdc_log))
         headline = cache_report_lib.headline(rows)
         print("\nCUDA %s: the rdc binary, sm_90 after CI's build:\n%s" % (TOOLKIT, headline))
-        self.assertIn("device stages (CudaDevicePreprocess, CudaCicc, CudaPtxas): 100.0 %", headline)
+        self.assertIn("device stages (CudaCicc, CudaPtxas): 100.0 %", headline)
         self.assertIn("device links (CudaDeviceLink): 100.0 %% of their time served from cache (%d of %d actions"
                       % (len(links), len(links)), headline)
 
@@ -274,12 +276,13 @@ class ReuseTest(unittest.TestCase):
         spawns = [s for s in cache_report_lib.read_log(self.edit_log)
                   if "//vector_add:" in s.target and s.mnemonic.startswith("Cuda")]
         executed = sorted(s.mnemonic for s in spawns if not s.cache_hit)
-        # cudafe++ and the registration stub's front end re-ran (their inputs changed) and wrote the
-        # same host code and stub; cicc, ptxas, the fatbinary and the object re-ran (then the archive
-        # and the link); the host compile's key did not change, so it did not run.
+        # cudafe++ and the registration stub's preprocess and front end re-ran (their inputs changed)
+        # and wrote the same host code and stub; cicc (compute_90's back end), ptxas, the fatbinary
+        # and the object re-ran (then the archive and the link); the host compile's key did not
+        # change, so it did not run.
         self.assertEqual(
             executed,
-            sorted(["CudaHostPreprocess", "CudaFrontend", "CudaRegistrationStub", "CudaDevicePreprocess", "CudaCicc",
+            sorted(["CudaHostPreprocess", "CudaFrontend", "CudaRegistrationStub", "CudaCicc",
                     "CudaPtxas", "CudaFatbinary", "CudaEmbedFatbin"]),
         )
         self.assertNotIn("CudaHostCompile", [s.mnemonic for s in spawns if not s.cache_hit])
@@ -287,8 +290,10 @@ class ReuseTest(unittest.TestCase):
     def test_arch_outside_the_shipped_set_builds_with_its_own_list(self):
         spawns = cache_report_lib.read_log(self.outside_log)
         # Every stage whose command holds the list ran: no wrong reuse, and none of CI's.
-        stages = [s for s in spawns if s.mnemonic in ("CudaHostPreprocess", "CudaDevicePreprocess", "CudaCicc", "CudaPtxas")]
-        self.assertEqual(sorted(s.mnemonic for s in stages), sorted(["CudaHostPreprocess", "CudaDevicePreprocess", "CudaCicc", "CudaPtxas"] * SOURCES))
+        # (sm_89 is the stub's arch here: its preprocess runs in the registration stub.)
+        listed = ("CudaHostPreprocess", "CudaRegistrationStub", "CudaDevicePreprocess", "CudaCicc", "CudaPtxas")
+        stages = [s for s in spawns if s.mnemonic in listed]
+        self.assertEqual(sorted(s.mnemonic for s in stages), sorted(["CudaHostPreprocess", "CudaRegistrationStub", "CudaCicc", "CudaPtxas"] * SOURCES))
         self.assertEqual({s.arch for s in stages if s.mnemonic == "CudaPtxas"}, {"sm_89"})
         self.assertEqual([(s.target, s.mnemonic) for s in stages if s.cache_hit], [], "nothing of CI's is reused")
         # cudafe++ reads the preprocessed host code: CUB's differs (CCCL's namespace holds
@@ -296,7 +301,7 @@ class ReuseTest(unittest.TestCase):
         # frontend is the same action as before and may be reused (correctly).
         cub_frontend = [s for s in spawns if s.mnemonic == "CudaFrontend" and "//cub_reduce:" in s.target]
         self.assertEqual([s.cache_hit for s in cub_frontend], [False])
-        pre = {p: t for p, t in self.outside_scripts.items() if "device_preprocess.compute_89" in p or "host_preprocess" in p}
+        pre = {p: t for p, t in self.outside_scripts.items() if "registration_stub" in p or "host_preprocess" in p}
         self.assertEqual(len(pre), 2 * SOURCES, sorted(pre))
         for path, text in pre.items():
             self.assertIn("-D__CUDA_ARCH_LIST__=890 ", text, path)
@@ -345,7 +350,8 @@ class ReuseTest(unittest.TestCase):
         spawns = [s for s in cache_report_lib.read_log(self.cxxopt_log) if s.mnemonic.startswith("Cuda")]
         ran = sorted((s.mnemonic, s.target) for s in spawns if not s.cache_hit)
         device = [s for s in spawns if s.mnemonic in ("CudaDevicePreprocess", "CudaCicc", "CudaPtxas")]
-        self.assertEqual(len(device), SOURCES * 12)  # 4 archs x 3 device stages per source
+        # 4 archs x 3 device stages per source, but compute_90's preprocess: the registration stub ran it.
+        self.assertEqual(len(device), SOURCES * 11)
         self.assertEqual([(s.mnemonic, s.target) for s in device if not s.cache_hit], [], "device stages that re-ran")
         for mnemonic in ("CudaHostPreprocess", "CudaHostCompile"):
             self.assertEqual(len([m for m, _ in ran if m == mnemonic]), SOURCES, ran)

@@ -279,6 +279,8 @@ def registration_stub_script(layout, exports, arch, dpp, cicc, split, extra_dpp)
         front = _rename_args(split[0], local)
         front[front.index(_TMP + "/stub_arch.bc")] = stub_input
         lines.append(_line(front))
+        # cicc -lgenfe exits 0 after a compile error (it writes no IR): the IR's absence is the error.
+        lines.append(_wrote(stub_input))
     else:
         lines.append(_line(_rename_args(cicc, local) + FRONT_END_ONLY))
         if extra_dpp:
@@ -301,6 +303,9 @@ def cicc_script(layout, exports, arch, argv, link=None):
         target = link[0] if os.path.isabs(link[0]) else "@PWD@/" + link[0]
         lines.append(_line(["ln", "-s", target, link[1]]))
     lines.append(_line(argv))
+    if link and argv[1] == "-libnvvm":
+        # cicc -libnvvm, like -lgenfe, may exit 0 without its output after an error.
+        lines.append(_wrote(argv[argv.index("-olto") + 1] if "-olto" in argv else argv[-1]))
     return "\n".join(lines) + "\n"
 
 
@@ -313,8 +318,22 @@ def _tmp_lines():
 
 
 def _line(argv):
-    text = " ".join(shlex.quote(a) for a in argv)
-    return text.replace(_TMP, '"$tmp"').replace("@PWD@", '"$PWD"') + " || exit $?"
+    return " ".join(_quote(a) for a in argv) + " || exit $?"
+
+
+def _quote(arg):
+    """One argument for the shell: a leading placeholder as its variable, the rest quoted."""
+    for placeholder, variable in ((_TMP, '"$tmp"'), ("@PWD@", '"$PWD"')):
+        if arg.startswith(placeholder):
+            return variable + shlex.quote(arg[len(placeholder):])
+    if _TMP in arg or "@PWD@" in arg:
+        raise ValueError("a placeholder inside an argument: %r" % arg)
+    return shlex.quote(arg)
+
+
+def _wrote(path):
+    """A line that fails the script unless `path` was written (non-empty)."""
+    return "[ -s %s ] || exit 1" % _quote(path)
 
 
 def _rename_args(argv, renames):

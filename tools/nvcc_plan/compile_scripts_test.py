@@ -82,5 +82,14 @@ class StubCommandsTest(unittest.TestCase):
         self.assertEqual(lib.stub_commands(layout, {"compute_90a": d}, {"compute_90a": c}, hc), ("compute_90a", d, c, hc))
 
 
+class ScriptLinesTest(unittest.TestCase):
+    def test_placeholders_expand_in_paths_the_shell_must_quote(self):
+        # An external repository's outputs have `~` in their paths: quoted, and the variable still expands.
+        line = lib._line(["ln", "-s", "@PWD@/bazel-out/bin/external/ex~/k/host/k.stub_arch_cicc_input", "@TMP@/stub_arch.bc"])
+        self.assertEqual(line, "ln -s \"$PWD\"'/bazel-out/bin/external/ex~/k/host/k.stub_arch_cicc_input' \"$tmp\"/stub_arch.bc || exit $?")
+        with self.assertRaises(ValueError):
+            lib._line(["--x=@TMP@/a"])
+
+
 if __name__ == "__main__":
     unittest.main()

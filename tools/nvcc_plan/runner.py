@@ -153,6 +153,7 @@ _WEIGHT = {
     "plan": 0.2,
     "host_preprocess": 0.7,
     "frontend": 2.8,
+    "registration_stub": 1.5,
     "device_preprocess": 0.8,
     "cicc": 1.9,
     "ptxas": 0.05,
