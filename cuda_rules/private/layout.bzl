@@ -17,6 +17,7 @@ load(
     "LAYOUT",
     "LINK",
     "LINK_ARCH",
+    "NOT_STUB_ARCH",
     "REAL",
     "SAME",
     "SOURCE",
@@ -146,10 +147,6 @@ def declare_link_files(actions, *, table, base, name, link_archs):
         directory = _directory(nvcc_args, output_path([o for o in table.plan_outputs if o.key == "nvcc_args"][0], {}, name = name)),
     )
 
-def stub_arch(archs):
-    """The virtual arch whose cicc writes the registration stub the host compile includes: nvcc's, the last."""
-    return archs.virtuals[-1].virtual
-
 def instance_arch(inst):
     """The arch an instance is for, as its progress message names it: real, else link arch, else virtual ("" for none)."""
     return inst.get("real") or inst.get("arch") or inst.get("virtual") or ""
@@ -178,6 +175,21 @@ def _scope_instances(scope, archs, link_archs):
         return [{"real": r, "virtual": v.virtual} for v in archs.virtuals for r in v.reals]
     return [{"arch": a} for a in link_archs]
 
+def stub_arch(archs, pinned_arch_list):
+    """The virtual arch whose front end writes the registration stub (tools/nvcc_plan/stages.py's stub_arch).
+
+    Args:
+      archs: the parsed archs (archs.bzl).
+      pinned_arch_list: the shipped set's __CUDA_ARCH_LIST__ ("750,800,860,900") for a build
+        pinned to it, else "".
+
+    Returns:
+      "compute_NN": the shipped set's last for a pinned build, else the build's last.
+    """
+    if pinned_arch_list:
+        return "compute_%d" % (int(pinned_arch_list.split(",")[-1]) // 10)
+    return archs.virtuals[-1].virtual
+
 def read_keys(stage, inst, unit):
     """The output keys (of earlier stages and CudaPlan) one instance of `stage` reads, by the table's `reads`.
 
@@ -185,7 +197,8 @@ def read_keys(stage, inst, unit):
       stage: a record of the unit's table.
       inst: one of stage_instances(stage, ...).
       unit: the source's or the device link's unit (source_in_stages.bzl, device_link.bzl): its
-        `table` (COMPILE_TABLE, LINK_TABLE), and `archs` / `link_archs`: which instances exist.
+        `table` (COMPILE_TABLE, LINK_TABLE), and `archs` / `link_archs`: which instances exist
+        (a source's `stub_arch` too: stub_arch()).
 
     Returns:
       A list of keys of unit.files, in the order of `reads`.
@@ -199,10 +212,11 @@ def read_keys(stage, inst, unit):
             found = _scope_instances(scope, unit.archs, unit.link_archs)
         elif selector == EMBEDDED:
             found = [{"virtual": v.virtual} for v in unit.archs.virtuals if v.ptx or v.lto]
-        elif selector == STUB_ARCH:
-            found = [{"virtual": stub_arch(unit.archs)}]
         elif selector == LAST:
             found = [{"arch": unit.link_archs[-1]}]
+        elif selector == STUB_ARCH or selector == NOT_STUB_ARCH:
+            is_stub = inst.get("virtual") == getattr(unit, "stub_arch", None)
+            found = [_project(inst, scope)] if is_stub == (selector == STUB_ARCH) else []
         else:
             fail("unknown selector {} of {} in stage {}".format(selector, out_key, stage.kind))
         keys.extend([instance_key(out_key, i) for i in found])

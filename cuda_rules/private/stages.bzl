@@ -17,8 +17,9 @@ LINK_ARCH = "link_arch"
 SAME = "same"
 ALL = "all"
 EMBEDDED = "embedded"
-STUB_ARCH = "stub_arch"
 LAST = "last"
+STUB_ARCH = "stub_arch"
+NOT_STUB_ARCH = "not_stub_arch"
 
 PLAN_MNEMONIC = "CudaPlan"
 UNSTAGED_MNEMONIC = "CudaCompile"
@@ -79,6 +80,24 @@ FRONTEND = struct(
     doc = "cudafe++: the host code with device code replaced by launch stubs",
 )
 
+REGISTRATION_STUB = struct(
+    kind = "registration_stub",
+    mnemonic = "CudaRegistrationStub",
+    scope = "source",
+    outputs = [
+        struct(key = "stub", pattern = "host/{stem}.cudafe1.stub.c", lto_pattern = ""),
+        struct(key = "stub_cicc_input", pattern = "host/{stem}.stub_arch_cicc_input", lto_pattern = ""),
+    ],
+    reads = [("module_id", "same")],
+    source = True,
+    host_compiler = True,
+    toolkit = ["cicc_files"],
+    device = False,
+    exec_group = "",
+    progress = "Writing the registration stub of %{label} (cicc front end): %{output}",
+    doc = "the registration stub the host compile includes, from one fixed arch's device preprocess and cicc front end (whose NVVM IR that arch's CudaCicc compiles on), so the host compile waits for no optimizing cicc and its key holds no arch",
+)
+
 DEVICE_PREPROCESS = struct(
     kind = "device_preprocess",
     mnemonic = "CudaDevicePreprocess",
@@ -102,18 +121,15 @@ CICC = struct(
     scope = "virtual",
     outputs = [
         struct(key = "ptx", pattern = "{virtual}/{stem}.ptx", lto_pattern = "{virtual}/{stem}.ltoir"),
-        struct(key = "cicc_c", pattern = "{virtual}/{stem}.cudafe1.c", lto_pattern = ""),
-        struct(key = "cicc_stub", pattern = "{virtual}/{stem}.cudafe1.stub.c", lto_pattern = ""),
-        struct(key = "cicc_gpu", pattern = "{virtual}/{stem}.cudafe1.gpu", lto_pattern = ""),
     ],
-    reads = [("cpp1", "same"), ("module_id", "same")],
+    reads = [("cpp1", "not_stub_arch"), ("stub_cicc_input", "stub_arch"), ("module_id", "same")],
     source = False,
     host_compiler = False,
     toolkit = ["cicc_files"],
     device = True,
     exec_group = "cicc",
     progress = "Compiling device code for {arch} (cicc): %{output}",
-    doc = "device code to PTX (or NVVM IR for an LTO arch), and the registration stub the host compile includes",
+    doc = "device code to PTX (or NVVM IR for an LTO arch); for the registration stub's arch, cicc's back end alone on the stub's front end's NVVM IR",
 )
 
 PTXAS = struct(
@@ -158,7 +174,7 @@ HOST_COMPILE = struct(
     outputs = [
         struct(key = "host_obj", pattern = "{stem}.host.o", lto_pattern = ""),
     ],
-    reads = [("cudafe1_cpp", "same"), ("cicc_stub", "stub_arch"), ("fatbin_decl", "same")],
+    reads = [("cudafe1_cpp", "same"), ("stub", "same"), ("fatbin_decl", "same")],
     source = False,
     host_compiler = True,
     toolkit = ["host_compile_headers", "nvcc_files"],
@@ -188,6 +204,7 @@ EMBED_FATBIN = struct(
 COMPILE_STAGES = [
     HOST_PREPROCESS,
     FRONTEND,
+    REGISTRATION_STUB,
     DEVICE_PREPROCESS,
     CICC,
     PTXAS,
@@ -362,7 +379,7 @@ LINK_TABLE = struct(
 )
 
 # Every mnemonic, in pipeline order.
-MNEMONICS = ["CudaPlan", "CudaHostPreprocess", "CudaFrontend", "CudaDevicePreprocess", "CudaCicc", "CudaPtxas", "CudaFatbinary", "CudaHostCompile", "CudaEmbedFatbin", "CudaCompile", "CudaClangDevice", "CudaClangHost", "CudaClangEmbed", "CudaDeviceLink", "CudaLinkStub"]
+MNEMONICS = ["CudaPlan", "CudaHostPreprocess", "CudaFrontend", "CudaRegistrationStub", "CudaDevicePreprocess", "CudaCicc", "CudaPtxas", "CudaFatbinary", "CudaHostCompile", "CudaEmbedFatbin", "CudaCompile", "CudaClangDevice", "CudaClangHost", "CudaClangEmbed", "CudaDeviceLink", "CudaLinkStub"]
 
 # The mnemonics of the stages that produce device code.
 DEVICE_MNEMONICS = ["CudaCicc", "CudaClangDevice", "CudaDeviceLink", "CudaDevicePreprocess", "CudaPtxas"]

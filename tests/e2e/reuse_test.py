@@ -9,10 +9,14 @@
    filled a --disk_cache with its build of the shipped set; checkout 2 runs
    `bazel clean` and builds sm_90 only against that cache. Bazel's execution
    log shows every sm_90 CudaDevicePreprocess, CudaCicc and CudaPtxas and
-   every CudaHostPreprocess, CudaFrontend and CudaHostCompile of all examples,
-   the CUB one included, as a cache hit: a subset of the shipped set is
-   compiled with the shipped set's __CUDA_ARCH_LIST__, and the host compile
-   reads no device code.
+   every CudaHostPreprocess, CudaFrontend, CudaRegistrationStub and
+   CudaHostCompile of all examples, the CUB one included, as a cache hit: a
+   subset of the shipped set is compiled with the shipped set's
+   __CUDA_ARCH_LIST__, and the host compile reads no device code. The same
+   for sm_80 (not the shipped set's last arch: the registration stub is
+   written for the set's last arch whatever the build compiles), and for an
+   rdc binary over two libraries, sm_90's device link included (CudaDeviceLink
+   always passes nvlink -report-arch).
    A device-only edit that keeps the source's lines (a kernel's expression)
    then re-runs cudafe++, the device stages and CudaEmbedFatbin, but no host
    compile: cudafe++'s host output no longer holds device code's text.
@@ -42,6 +46,10 @@ from tools.cache_report import cache_report_lib
 
 CI_ARCHS = "sm_75,sm_80,sm_86,sm_90,compute_90"
 TARGETS = ["@rules_cuda_stages_examples//..."]
+# An rdc binary over two rdc libraries (tests/rdc/geom, tests/rdc/mathlib): its device links.
+RDC_TARGET = "//tests/rdc:separate_compilation_test"
+# The stages of a source that make its host object (no device code among their inputs).
+HOST_STAGES = ("CudaHostPreprocess", "CudaFrontend", "CudaRegistrationStub", "CudaHostCompile")
 
 # The examples' CUDA sources: vector_add.cu, vector_add_demo.cc (a cuda_binary's
 # .cc source is CUDA too), scale.cu, sum.cu (CUB) and driver_api's kernels.cu.
@@ -121,10 +129,23 @@ class ReuseTest(unittest.TestCase):
             cls.one.bazel("build", "--cxxopt=-Wextra", "--disk_cache=" + cls.disk_cache,
                           "--execution_log_json_file=" + cls.cxxopt_log, *TARGETS)
             cls.cxxopt_scripts = cls.one.plan_scripts()
+            # CI also builds the rdc binary (the shipped set), into the cache.
+            cls.ci_rdc_log = os.path.join(tmp, "ci_rdc.json")
+            cls.one.bazel("build", "--disk_cache=" + cls.disk_cache, "--execution_log_json_file=" + cls.ci_rdc_log, RDC_TARGET)
             cls.two.bazel("clean")
             cls.dev_stderr = cls.two.bazel_stderr("build", "--//cuda_rules:archs=sm_90", "--disk_cache=" + cls.disk_cache,
                                                   "--execution_log_binary_file=" + cls.dev_log, *TARGETS)
             cls.dev_scripts = cls.two.plan_scripts()
+            # The rdc binary, sm_90 only, against CI's cache (not built in this output base before).
+            cls.dev_rdc_log = os.path.join(tmp, "dev_rdc.json")
+            cls.two.bazel("build", "--//cuda_rules:archs=sm_90", "--disk_cache=" + cls.disk_cache,
+                          "--execution_log_json_file=" + cls.dev_rdc_log, RDC_TARGET)
+            # A developer's build of an arch that is not the shipped set's last.
+            cls.two.bazel("clean")
+            cls.dev80_log = os.path.join(tmp, "dev80.json")
+            cls.two.bazel("build", "--//cuda_rules:archs=sm_80", "--disk_cache=" + cls.disk_cache,
+                          "--execution_log_json_file=" + cls.dev80_log, *TARGETS)
+            cls.dev80_scripts = cls.two.plan_scripts()
             # An arch outside the shipped set, against CI's cache.
             cls.outside_log = os.path.join(tmp, "outside.json")
             cls.outside_stderr = cls.two.bazel_stderr(
@@ -187,10 +208,13 @@ class ReuseTest(unittest.TestCase):
 
     def test_developer_sm90_build_reuses_all_of_cis_device_code(self):
         spawns = cache_report_lib.read_log(self.dev_log)
-        stages = ("CudaHostPreprocess", "CudaFrontend", "CudaDevicePreprocess", "CudaCicc", "CudaPtxas", "CudaHostCompile")
+        stages = HOST_STAGES + ("CudaDevicePreprocess", "CudaCicc", "CudaPtxas")
         reused = [s for s in spawns if s.mnemonic in stages]
-        # Per source (CUB included): host preprocess, frontend, host compile, and for sm_90: preprocess, cicc, ptxas.
+        # Per source (CUB included): host preprocess, frontend, registration stub, host compile, and for
+        # sm_90: cicc, ptxas. compute_90 is the stub's arch: its preprocess and front end ran in the
+        # registration stub, its cicc is the back end alone on the stub's NVVM IR.
         self.assertEqual(len(reused), SOURCES * 6, [(s.target, s.mnemonic) for s in reused])
+        self.assertNotIn("CudaDevicePreprocess", [s.mnemonic for s in reused])
         self.assertEqual({s.arch for s in reused if s.mnemonic in ("CudaCicc", "CudaPtxas")}, {"compute_90", "sm_90"})
         self.assertTrue(any("//cub_reduce:" in s.target for s in reused))
         misses = [(s.target, s.mnemonic, s.arch) for s in reused if not s.cache_hit]
@@ -204,25 +228,72 @@ class ReuseTest(unittest.TestCase):
             if "device_preprocess" in path or "host_preprocess" in path:
                 self.assertIn("-D__CUDA_ARCH_LIST__=750,800,860,900 ", text, path)
 
+    def test_developer_build_of_a_non_last_arch_reuses_cis_host_objects(self):
+        # sm_80 is not the shipped set's last arch: the registration stub is still the shipped
+        # set's last (compute_90), so the stub and the host compile are CI's actions.
+        spawns = cache_report_lib.read_log(self.dev80_log)
+        host = [s for s in spawns if s.mnemonic in HOST_STAGES]
+        self.assertEqual(len(host), SOURCES * len(HOST_STAGES), [(s.target, s.mnemonic) for s in host])
+        self.assertEqual([(s.target, s.mnemonic) for s in host if not s.cache_hit], [],
+                         "host stages of the sm_80 build that were not cache hits")
+        device = [s for s in spawns if s.mnemonic in ("CudaDevicePreprocess", "CudaCicc", "CudaPtxas")]
+        self.assertEqual(len(device), SOURCES * 3)
+        self.assertEqual({s.arch for s in device}, {"compute_80", "sm_80"})
+        self.assertEqual([(s.target, s.mnemonic) for s in device if not s.cache_hit], [])
+        stubs = {p: t for p, t in self.dev80_scripts.items() if p.endswith("/registration_stub.sh")}
+        self.assertEqual(len(stubs), SOURCES, sorted(stubs))
+        for path, text in stubs.items():
+            self.assertIn(" --nv_arch compute_90 ", text, path)
+            self.assertIn(" -D__CUDA_ARCH__=900 ", text, path)
+            self.assertIn(" -lgenfe --emit-llvm-bc ", text, path)
+        rows = cache_report_lib.summarize(spawns, cache_report_lib.read_log(self.ci_log))
+        print("\nCUDA %s: developer build, sm_80 after CI's build of the shipped set (%s):" % (TOOLKIT, CI_ARCHS))
+        sys.stdout.write(cache_report_lib.format_rows(rows, "table"))
+        sys.stdout.write(cache_report_lib.headline(rows))
+
+    def test_developer_sm90_build_reuses_cis_device_links(self):
+        # CudaDeviceLink sm_90 is the same action in CI's 4-arch build and in an sm_90 build
+        # (nvlink gets -report-arch in both), for an rdc binary over two rdc libraries.
+        ci = [s for s in cache_report_lib.read_log(self.ci_rdc_log) if s.mnemonic == "CudaDeviceLink"]
+        self.assertEqual({s.arch for s in ci}, {"sm_75", "sm_80", "sm_86", "sm_90"})
+        spawns = cache_report_lib.read_log(self.dev_rdc_log)
+        links = [s for s in spawns if s.mnemonic == "CudaDeviceLink"]
+        self.assertTrue(links)
+        self.assertEqual({s.arch for s in links}, {"sm_90"})
+        self.assertEqual([(s.target, s.arch) for s in links if not s.cache_hit], [],
+                         "device links of the sm_90 build that were not cache hits")
+        compiled = [s for s in spawns if s.mnemonic in HOST_STAGES + ("CudaDevicePreprocess", "CudaCicc", "CudaPtxas")]
+        self.assertEqual([(s.target, s.mnemonic) for s in compiled if not s.cache_hit], [])
+        # The report's headline: the compile's device stages, and the device links on their own line.
+        rows = cache_report_lib.summarize(spawns, cache_report_lib.read_log(self.ci_rdc_log))
+        headline = cache_report_lib.headline(rows)
+        print("\nCUDA %s: the rdc binary, sm_90 after CI's build:\n%s" % (TOOLKIT, headline))
+        self.assertIn("device stages (CudaCicc, CudaPtxas): 100.0 %", headline)
+        self.assertIn("device links (CudaDeviceLink): 100.0 %% of their time served from cache (%d of %d actions"
+                      % (len(links), len(links)), headline)
+
     def test_device_only_edit_re_runs_no_host_compile(self):
         spawns = [s for s in cache_report_lib.read_log(self.edit_log)
                   if "//vector_add:" in s.target and s.mnemonic.startswith("Cuda")]
         executed = sorted(s.mnemonic for s in spawns if not s.cache_hit)
-        # cudafe++ re-ran (its input changed) and wrote the same host code; cicc, ptxas, the
-        # fatbinary and the object re-ran (then the archive and the link); the host compile's key did
-        # not change, so it did not run.
+        # cudafe++ and the registration stub's preprocess and front end re-ran (their inputs changed)
+        # and wrote the same host code and stub; cicc (compute_90's back end), ptxas, the fatbinary
+        # and the object re-ran (then the archive and the link); the host compile's key did not
+        # change, so it did not run.
         self.assertEqual(
             executed,
-            sorted(["CudaHostPreprocess", "CudaFrontend", "CudaDevicePreprocess", "CudaCicc", "CudaPtxas",
-                    "CudaFatbinary", "CudaEmbedFatbin"]),
+            sorted(["CudaHostPreprocess", "CudaFrontend", "CudaRegistrationStub", "CudaCicc",
+                    "CudaPtxas", "CudaFatbinary", "CudaEmbedFatbin"]),
         )
         self.assertNotIn("CudaHostCompile", [s.mnemonic for s in spawns if not s.cache_hit])
 
     def test_arch_outside_the_shipped_set_builds_with_its_own_list(self):
         spawns = cache_report_lib.read_log(self.outside_log)
         # Every stage whose command holds the list ran: no wrong reuse, and none of CI's.
-        stages = [s for s in spawns if s.mnemonic in ("CudaHostPreprocess", "CudaDevicePreprocess", "CudaCicc", "CudaPtxas")]
-        self.assertEqual(sorted(s.mnemonic for s in stages), sorted(["CudaHostPreprocess", "CudaDevicePreprocess", "CudaCicc", "CudaPtxas"] * SOURCES))
+        # (sm_89 is the stub's arch here: its preprocess runs in the registration stub.)
+        listed = ("CudaHostPreprocess", "CudaRegistrationStub", "CudaDevicePreprocess", "CudaCicc", "CudaPtxas")
+        stages = [s for s in spawns if s.mnemonic in listed]
+        self.assertEqual(sorted(s.mnemonic for s in stages), sorted(["CudaHostPreprocess", "CudaRegistrationStub", "CudaCicc", "CudaPtxas"] * SOURCES))
         self.assertEqual({s.arch for s in stages if s.mnemonic == "CudaPtxas"}, {"sm_89"})
         self.assertEqual([(s.target, s.mnemonic) for s in stages if s.cache_hit], [], "nothing of CI's is reused")
         # cudafe++ reads the preprocessed host code: CUB's differs (CCCL's namespace holds
@@ -230,7 +301,7 @@ class ReuseTest(unittest.TestCase):
         # frontend is the same action as before and may be reused (correctly).
         cub_frontend = [s for s in spawns if s.mnemonic == "CudaFrontend" and "//cub_reduce:" in s.target]
         self.assertEqual([s.cache_hit for s in cub_frontend], [False])
-        pre = {p: t for p, t in self.outside_scripts.items() if "device_preprocess.compute_89" in p or "host_preprocess" in p}
+        pre = {p: t for p, t in self.outside_scripts.items() if "registration_stub" in p or "host_preprocess" in p}
         self.assertEqual(len(pre), 2 * SOURCES, sorted(pre))
         for path, text in pre.items():
             self.assertIn("-D__CUDA_ARCH_LIST__=890 ", text, path)
@@ -258,7 +329,8 @@ class ReuseTest(unittest.TestCase):
         err = self.device_error
         self.assertIn("tests/e2e/broken/device_error.cu(5)", err)  # cicc's file(line) form
         self.assertIn("host_only", err)
-        self.assertIn("CudaCicc", err)
+        # cicc's front end finds it: in CudaCicc, or in CudaRegistrationStub's front end, whichever ends first.
+        self.assertRegex(err, "CudaCicc|CudaRegistrationStub")
         self.assertIn("//tests/e2e/broken:device_error", err)
 
     def test_errors_name_the_workspace_relative_path(self):
@@ -278,7 +350,8 @@ class ReuseTest(unittest.TestCase):
         spawns = [s for s in cache_report_lib.read_log(self.cxxopt_log) if s.mnemonic.startswith("Cuda")]
         ran = sorted((s.mnemonic, s.target) for s in spawns if not s.cache_hit)
         device = [s for s in spawns if s.mnemonic in ("CudaDevicePreprocess", "CudaCicc", "CudaPtxas")]
-        self.assertEqual(len(device), SOURCES * 12)  # 4 archs x 3 device stages per source
+        # 4 archs x 3 device stages per source, but compute_90's preprocess: the registration stub ran it.
+        self.assertEqual(len(device), SOURCES * 11)
         self.assertEqual([(s.mnemonic, s.target) for s in device if not s.cache_hit], [], "device stages that re-ran")
         for mnemonic in ("CudaHostPreprocess", "CudaHostCompile"):
             self.assertEqual(len([m for m, _ in ran if m == mnemonic]), SOURCES, ran)

@@ -52,11 +52,11 @@ def fidelity_test(name, srcs, reference_extra = [], expect = "equal", size = "me
     """
     lib = name + "_staged"
     cuda_library(name = lib, srcs = srcs, tags = ["manual"], **kwargs)
-    for group in ["ptx", "ltoir", "cubin", "cuda_plan"]:
+    for group in ["ptx", "ltoir", "cubin", "registration_stub", "cuda_plan"]:
         native.filegroup(name = "{}_{}".format(lib, group), srcs = [":" + lib], output_group = group, tags = ["manual"])
     with_toolkit(
         name = name + "_inputs",
-        srcs = [":{}_{}".format(lib, g) for g in ["ptx", "ltoir", "cubin", "cuda_plan"]] + ["//cuda_rules:toolkit_files"],
+        srcs = [":{}_{}".format(lib, g) for g in ["ptx", "ltoir", "cubin", "registration_stub", "cuda_plan"]] + ["//cuda_rules:toolkit_files"],
         toolkit = toolkit,
         host_clang = host_clang,
         tags = ["manual"],

@@ -173,6 +173,36 @@ def _first_difference(ours, theirs):
     return next((i for i, (a, b) in enumerate(zip(ours, theirs)) if a != b), min(len(ours), len(theirs)))
 
 
+_STUB_MARKER = re.compile(rb'^# 1 "[^"\n]*\.cudafe1\.stub\.c"$', re.M)
+
+
+def _compare_stub(root, layout, plan, execroot, our_id, nvcc_id):
+    """CudaRegistrationStub's stub against the one nvcc's cicc of the same arch wrote, or None (not compared).
+
+    They may differ in one line, if the stub has it: the marker `# 1 "<file>"` naming the stub
+    file itself (nvcc's temporary file, the rules' declared one); and the
+    fatbinary's name the stub #includes (nvcc's temporary file, the rules'
+    declaration of it: compile_scripts.fatbin_declaration). Both are replaced
+    by one spelling before the byte comparison; nothing else is.
+    """
+    ciccs = {c.arch: c for c in plan.by_kind("cicc")}
+    arch = layout.stub_arch
+    if arch not in ciccs:
+        print("  registration stub %s: not compared (the reference compiles no %s)" % (arch, arch))
+        return None
+    with open(_runfile(root, layout.files["stub"]), "rb") as f:
+        ours = _swap(f.read(), our_id, nvcc_id)
+    with open(os.path.join(execroot, dryrun.value_after(ciccs[arch].argv, "--stub_file_name")), "rb") as f:
+        theirs = f.read()
+    included = os.path.basename(dryrun.value_after(ciccs[arch].argv, "--include_file_name")).encode()
+    theirs = theirs.replace(included, layout.fatbin_c_name.encode())
+    ours, n_ours = _STUB_MARKER.subn(b'# 1 "<the stub>"', ours)
+    theirs, n_theirs = _STUB_MARKER.subn(b'# 1 "<the stub>"', theirs)
+    same = ours == theirs and n_ours == n_theirs  # (not every stub has it: none with -G or without kernels)
+    first = None if same else _first_difference(ours, theirs)
+    return ("registration stub " + arch, same, first, len(ours), len(theirs), " (but its own file's name)")
+
+
 def compare(root, layout_path):
     layout = layout_lib.load(layout_path, "compile")
     with open(_runfile(root, layout.nvcc_args_file)) as f:
@@ -194,6 +224,9 @@ def compare(root, layout_path):
         pairs.append(("cubin " + key, layout.files["cubin/" + key], ptxas.outputs[0]))
     ptxas_by_output = {p.outputs[0]: p for p in plan.by_kind("ptxas")}
     results = []
+    stub = _compare_stub(root, layout, plan, execroot, our_id, nvcc_id)
+    if stub:
+        results.append(stub)
     for what, staged, reference in pairs:
         with open(_runfile(root, staged), "rb") as f:
             ours = _swap(f.read(), our_id, nvcc_id)

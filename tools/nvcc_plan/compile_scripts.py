@@ -8,9 +8,12 @@ declared for it, every toolkit path spelled from the execroot, and the rules'
 module id file in place of the one cudafe++ would generate.
 """
 
+import dataclasses
 import os
+import re
 import shlex
 
+from tools.nvcc_plan import cicc_split
 from tools.nvcc_plan import dryrun
 from tools.nvcc_plan import scripts as scripts_lib
 from tools.nvcc_plan import stages
@@ -61,24 +64,17 @@ def for_source(plan, layout):
         frontend.outputs[0]: files["cudafe1_cpp"],
         dryrun.value_after(frontend.argv, "--module_id_file_name"): layout.module_id_file,
     }
-    nvcc_stub_name = dryrun.value_after(frontend.argv, "--stub_file_name")
-    renames[nvcc_stub_name] = layout.stub_name
-    stub_arch = None
+    # cudafe++'s host code #includes the stub by this name: CudaRegistrationStub's.
+    renames[dryrun.value_after(frontend.argv, "--stub_file_name")] = layout.stub_name
     for arch, cicc in ciccs.items():
         renames[dpps[arch].outputs[0]] = files["cpp1/" + arch]
         renames[dryrun.value_after(cicc.argv, "-o")] = files["ptx/" + arch]
-        renames[dryrun.value_after(cicc.argv, "--gen_c_file_name")] = files["cicc_c/" + arch]
-        stub = dryrun.value_after(cicc.argv, "--stub_file_name")
-        renames[stub] = files["cicc_stub/" + arch]
-        if os.path.basename(stub) == os.path.basename(nvcc_stub_name):
-            stub_arch = arch
-        renames[dryrun.value_after(cicc.argv, "--gen_device_file_name")] = files["cicc_gpu/" + arch]
+        # The front end's other outputs: read by nothing (the host compile's
+        # stub is CudaRegistrationStub's), so a temporary directory's.
+        renames[dryrun.value_after(cicc.argv, "--gen_c_file_name")] = _TMP + "/cicc.cudafe1.c"
+        renames[dryrun.value_after(cicc.argv, "--stub_file_name")] = _TMP + "/cicc.cudafe1.stub.c"
+        renames[dryrun.value_after(cicc.argv, "--gen_device_file_name")] = _TMP + "/cicc.cudafe1.gpu"
         renames[dryrun.value_after(cicc.argv, "--include_file_name")] = layout.fatbin_c_name
-    if stub_arch != layout.stub_arch:
-        scripts_lib.fail(
-            layout.display_label,
-            "the host compile includes the registration stub of %s, the rule expected %s" % (stub_arch, layout.stub_arch),
-        )
     for key, ptxas in ptxases.items():
         renames[ptxas.outputs[0]] = files["cubin/" + key]
     renames[fatbinary.outputs[0]] = files["fatbin_c"]
@@ -126,11 +122,52 @@ def for_source(plan, layout):
     # text, so a device-only edit that keeps the lines re-runs no host compile.
     emit(stages.FRONTEND, fe, post=scripts_lib.blank_disabled_device_code(files["cudafe1_cpp"]))
 
+    stub_arch, stub_dpp, stub_cicc, host_compile = stub_commands(layout, dpps, ciccs, host_compile)
+    stub_cicc = command(stub_cicc)
+    scripts_lib.set_value(stub_cicc, "--orig_src_path_name", layout.src)
+    version = cicc_split.version_of(stub_dpp.argv)
+    libdevice = dict(exports).get("NVVMIR_LIBRARY_DIR", "") + "/libdevice.10.bc"
+    # The input CudaCicc of the stub arch reads from the stub's action: the
+    # front end's NVVM IR, or where cicc's command cannot be split (or the stub
+    # is another arch's), that arch's preprocessed source.
+    split = None
+    if stub_arch == layout.stub_arch:
+        try:
+            split = cicc_split.split(stub_cicc, version, libdevice, _TMP + "/stub_arch.bc")
+        except cicc_split.Unsplit:
+            split = None
+    extra_dpp = None
+    if stub_arch != layout.stub_arch and layout.stub_arch in dpps:
+        extra_dpp = device_toolchain_flags(layout, command(dpps[layout.stub_arch]), layout.stub_arch)
+    out[layout.scripts[stages.REGISTRATION_STUB.kind]] = registration_stub_script(
+        layout,
+        exports,
+        stub_arch,
+        device_toolchain_flags(layout, command(stub_dpp), stub_arch),
+        stub_cicc,
+        split,
+        extra_dpp,
+    )
+
     for arch in virtual:
         emit(stages.DEVICE_PREPROCESS, device_toolchain_flags(layout, command(dpps[arch]), arch), {"virtual": arch}, hints=True)
         cc = command(ciccs[arch])
         scripts_lib.set_value(cc, "--orig_src_path_name", layout.src)
-        emit(stages.CICC, cc, {"virtual": arch})
+        if arch == layout.stub_arch:
+            # Its input comes from the stub's action (stages.STUB_ARCH).
+            if split:
+                if cc != stub_cicc:
+                    scripts_lib.fail(layout.display_label, "the stub's front end was split from another cicc command than %s's" % arch)
+                cc = split[1]
+                link = (files["stub_cicc_input"], _TMP + "/stub_arch.bc")
+            else:
+                link = (files["stub_cicc_input"], _TMP + "/stub_arch.cpp1.ii")
+                cc = _rename_args(cc, {files["cpp1/" + arch]: link[1]})
+        else:
+            link = None
+        out[layout.scripts[stages.instance_key(stages.CICC.kind, {"virtual": arch})]] = cicc_script(
+            layout, exports, arch, cc, link
+        )
     for a in layout.archs:
         for real in a.reals:
             emit(stages.PTXAS, command(ptxases["%s/%s" % (a.virtual, real)]), {"virtual": a.virtual, "real": real})
@@ -150,6 +187,157 @@ def for_source(plan, layout):
             layout, exports, command(fatbinary), hc[0], the_id
         )
     return out
+
+
+_PLAIN_VIRTUAL = re.compile(r"compute_([0-9]+)")
+# What CudaRegistrationStub adds to nvcc's cicc command where it cannot be
+# split: run the front end (the stub, .cudafe1.c, .cudafe1.gpu, as the full
+# cicc writes them) and skip device code generation.
+FRONT_END_ONLY = ["--Xlgenfe", "--device-syntax-only"]
+
+
+def stub_commands(layout, dpps, ciccs, host_compile):
+    """(arch, device preprocess, cicc, host compile) of nvcc's plan for the registration stub's arch.
+
+    The arch is layout.stub_arch (stages.stub_arch: the shipped set's last for
+    a pinned build, else nvcc's last). nvcc's host compile defines
+    __CUDA_ARCH__ as the arch whose stub it includes (its last): the host
+    compile returned defines the stub arch's. A build of a subset that does
+    not compile the stub arch has no commands for it in nvcc's plan: they are
+    the commands of its last plain arch (compute_NN) with that arch's arch
+    tokens (-D__CUDA_ARCH__=NN0 in the preprocess and the host compile, -arch
+    compute_NN in cicc) set to the stub arch's, as nvcc's plans of every arch
+    differ in nothing else but file names (//tools/nvcc_plan:compile_scripts_test).
+    Where that cannot be done (no plain arch compiled, or a token not found
+    once) it is all nvcc's own: the last arch's stub and host compile.
+    """
+    want = layout.stub_arch
+    last = layout.virtual_archs[-1]
+    if want == last:
+        return want, dpps[want], ciccs[want], host_compile
+    plain = [a for a in layout.virtual_archs if _PLAIN_VIRTUAL.fullmatch(a)]
+    if _PLAIN_VIRTUAL.fullmatch(want) and plain and _PLAIN_VIRTUAL.fullmatch(last):
+        base = want if want in ciccs else plain[-1]
+        dpp = _retarget(dpps[base], _arch_define(base), _arch_define(want))
+        cicc = _retarget(ciccs[base], ("-arch", base), ("-arch", want))
+        hc = _retarget(host_compile, _arch_define(last), _arch_define(want))
+        if dpp and cicc and hc:
+            return want, dpp, cicc, hc
+    return last, dpps[last], ciccs[last], host_compile
+
+
+def _arch_define(virtual):
+    """-D__CUDA_ARCH__=NN0 of a plain virtual arch (compute_NN)."""
+    return "-D__CUDA_ARCH__=%d" % (int(_PLAIN_VIRTUAL.fullmatch(virtual).group(1)) * 10)
+
+
+def _retarget(command, old, new):
+    """A copy of a plan command with the token `old` (or the pair of tokens) replaced by `new`, or None unless it occurs once."""
+    argv = list(command.argv)
+    if isinstance(old, tuple):
+        at = [i for i in range(len(argv) - 1) if (argv[i], argv[i + 1]) == old]
+        if len(at) != 1:
+            return None
+        argv[at[0] : at[0] + 2] = list(new)
+    else:
+        at = [i for i, a in enumerate(argv) if a == old]
+        if len(at) != 1:
+            return None
+        argv[at[0]] = new
+    return dataclasses.replace(command, argv=argv)
+
+
+def registration_stub_script(layout, exports, arch, dpp, cicc, split, extra_dpp):
+    """CudaRegistrationStub: the stub arch's device preprocess and cicc front end: the stub and that arch's cicc input.
+
+    `dpp` and `cicc` are the stub arch's commands, their files already named
+    as the rules declared them for that arch. The stub goes to the declared
+    file the host compile includes; cicc's other front-end outputs and the
+    preprocessed file to a temporary directory (none of their names reaches
+    the stub or the IR). With `split` (cicc_split.split's two commands) the
+    front end writes the NVVM IR to the declared `stub_cicc_input`, which that
+    arch's CudaCicc compiles with libnvvm alone; without, the preprocessed
+    source is that file and the front end runs syntax-only (CudaCicc runs the
+    whole cicc). `extra_dpp`: where the stub is another arch's than the rules'
+    stub arch (stub_commands could not retarget), the rules' stub arch's
+    preprocess, whose output that arch's CudaCicc reads.
+    """
+    files = layout.files
+    stub_input = files["stub_cicc_input"]
+    ii = _TMP + "/stub_arch.cpp1.ii"
+    local = {
+        dryrun.value_after(dpp, "-o"): ii,
+        dryrun.value_after(cicc, "-o"): _TMP + "/stub.ptx",
+        dryrun.value_after(cicc, "--stub_file_name"): files["stub"],
+    }
+    dpp = _rename_args(dpp, local)
+    lines = scripts_lib.preamble(
+        scripts_lib.stage_comment(layout.label, layout.src, stages.REGISTRATION_STUB.mnemonic, arch), exports
+    )
+    lines += _tmp_lines() + [_line(dpp)]
+    if split:
+        front = _rename_args(split[0], local)
+        front[front.index(_TMP + "/stub_arch.bc")] = stub_input
+        lines.append(_line(front))
+        # cicc -lgenfe exits 0 after a compile error (it writes no IR): the IR's absence is the error.
+        lines.append(_wrote(stub_input))
+    else:
+        lines.append(_line(_rename_args(cicc, local) + FRONT_END_ONLY))
+        if extra_dpp:
+            lines.append(_line(_rename_args(extra_dpp, {dryrun.value_after(extra_dpp, "-o"): stub_input})))
+        else:
+            lines.append(_line(["cp", ii, stub_input]))
+    return "\n".join(lines) + "\n"
+
+
+def cicc_script(layout, exports, arch, argv, link=None):
+    """CudaCicc of one virtual arch: `argv` with cicc's other outputs in a temporary directory.
+
+    `link`: (the declared file, its name in the temporary directory) for the
+    stub arch's input from CudaRegistrationStub (cicc chooses an input's kind
+    by its extension: .bc for the NVVM IR, .ii for preprocessed source).
+    """
+    lines = scripts_lib.preamble(scripts_lib.stage_comment(layout.label, layout.src, stages.CICC.mnemonic, arch), exports)
+    lines += _tmp_lines()
+    if link:
+        target = link[0] if os.path.isabs(link[0]) else "@PWD@/" + link[0]
+        lines.append(_line(["ln", "-s", target, link[1]]))
+    lines.append(_line(argv))
+    if link and argv[1] == "-libnvvm":
+        # cicc -libnvvm, like -lgenfe, may exit 0 without its output after an error.
+        lines.append(_wrote(argv[argv.index("-olto") + 1] if "-olto" in argv else argv[-1]))
+    return "\n".join(lines) + "\n"
+
+
+# A temporary directory of the script (mktemp -d), as the commands spell it before quoting.
+_TMP = "@TMP@"
+
+
+def _tmp_lines():
+    return ['tmp="$(mktemp -d)"', "trap 'rm -rf \"$tmp\"' EXIT"]
+
+
+def _line(argv):
+    return " ".join(_quote(a) for a in argv) + " || exit $?"
+
+
+def _quote(arg):
+    """One argument for the shell: a leading placeholder as its variable, the rest quoted."""
+    for placeholder, variable in ((_TMP, '"$tmp"'), ("@PWD@", '"$PWD"')):
+        if arg.startswith(placeholder):
+            return variable + shlex.quote(arg[len(placeholder):])
+    if _TMP in arg or "@PWD@" in arg:
+        raise ValueError("a placeholder inside an argument: %r" % arg)
+    return shlex.quote(arg)
+
+
+def _wrote(path):
+    """A line that fails the script unless `path` was written (non-empty)."""
+    return "[ -s %s ] || exit 1" % _quote(path)
+
+
+def _rename_args(argv, renames):
+    return [renames.get(a, a) for a in argv]
 
 
 def device_toolchain_flags(layout, argv, arch):

@@ -100,7 +100,7 @@ def render():
         ),
         "# Selectors of `reads`.\n"
         + "".join(
-            "%s = %s\n" % (n, _str(getattr(stages, n))) for n in ("SAME", "ALL", "EMBEDDED", "STUB_ARCH", "LAST")
+            "%s = %s\n" % (n, _str(getattr(stages, n))) for n in ("SAME", "ALL", "EMBEDDED", "LAST", "STUB_ARCH", "NOT_STUB_ARCH")
         ),
         "".join(
             "%s = %s\n" % (n, _str(getattr(stages, n)))

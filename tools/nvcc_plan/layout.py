@@ -173,7 +173,7 @@ class CompileLayout:
 
     @property
     def stub_arch(self):
-        return stages.stub_arch(self.archs)
+        return stages.stub_arch(self.archs, self.pinned_arch_list)
 
     @property
     def module_id_file(self):
@@ -186,12 +186,13 @@ class CompileLayout:
     @property
     def host_compile_iquote(self):
         """Where the host compile finds the stub and the fatbinary's declaration it #includes by bare name."""
-        return [os.path.dirname(self.files["cicc_stub/" + self.stub_arch]), os.path.dirname(self.files["fatbin_decl"])]
+        dirs = [os.path.dirname(self.files["stub"]), os.path.dirname(self.files["fatbin_decl"])]
+        return sorted(set(dirs), key=dirs.index)
 
     @property
     def stub_name(self):
         """The name cudafe++ writes into the host code's #include of the stub."""
-        return os.path.basename(self.files["cicc_stub/" + self.stub_arch])
+        return os.path.basename(self.files["stub"])
 
     @property
     def fatbin_c_name(self):

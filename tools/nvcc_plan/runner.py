@@ -153,6 +153,7 @@ _WEIGHT = {
     "plan": 0.2,
     "host_preprocess": 0.7,
     "frontend": 2.8,
+    "registration_stub": 1.5,
     "device_preprocess": 0.8,
     "cicc": 1.9,
     "ptxas": 0.05,
@@ -314,8 +315,20 @@ def prepare(nvcc, nvcc_args, *, cwd, work_dir, module_id_label=None, arch_list=N
         json.dump(list(nvcc_args), f, indent=1)
         f.write("\n")
 
+    graph = stages.compile_dependencies(layout.archs, stub=layout.stub_arch)
+    # What the object needs, as Bazel builds it: the stub arch's
+    # CudaDevicePreprocess, whose output its CudaCicc does not read (the stub's
+    # front end ran that preprocess), is not run.
+    needed, todo = set(), [stages.instance_key(stages.EMBED_FATBIN.kind, {})]
+    while todo:
+        key = todo.pop()
+        if key not in needed:
+            needed.add(key)
+            todo += graph[key]
     tasks = {"plan": Task("plan", stages.PLAN_MNEMONIC, "", "", [])}
-    for key, deps in stages.compile_dependencies(layout.archs).items():
+    for key, deps in graph.items():
+        if key not in needed:
+            continue
         parts = key.split("/")
         arch = parts[-1] if len(parts) > 1 else ""
         # Stages that read no other stage's output start after the plan.

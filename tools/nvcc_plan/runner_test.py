@@ -370,10 +370,10 @@ class RunnerTest(unittest.TestCase):
             check(script)
         files = self.layout.files
         for key in sorted(files):
-            if key.startswith(("ptx/", "cubin/")) or key in ("fatbin", "obj"):
+            if key.startswith(("ptx/", "cubin/")) or key in ("stub", "fatbin", "obj"):
                 check(files[key])
-        # CudaPlan's 3 files and 11 scripts, 2 PTX, 2 cubins, the fatbinary and the object.
-        self.assertEqual(len(compared), 3 + 11 + 2 + 2 + 2)
+        # CudaPlan's 3 files and 12 scripts, 2 PTX, 2 cubins, the registration stub, the fatbinary and the object.
+        self.assertEqual(len(compared), 3 + 12 + 2 + 2 + 1 + 2)
         # -lineinfo: the cubins would record the sources' times had ptxas seen them.
         self.assertIn("-lineinfo", self.nvcc_args)
         # The toolchain's host-only flags are in the host stages, not in the device preprocess.
@@ -392,7 +392,12 @@ class RunnerTest(unittest.TestCase):
         self.assertNotEqual(rc, 0)
         self.assertEqual(rc, nvcc.returncode)
         self.assertIn('#error "runner test: no sm_90 here"', err)
-        self.assertIn("stage device_preprocess/compute_90 (CudaDevicePreprocess) failed with exit code %d" % rc, err)
+        # Both preprocess for compute_90: the device preprocess, and the registration stub's (the build's last arch).
+        self.assertRegex(
+            err,
+            r"stage (device_preprocess/compute_90 \(CudaDevicePreprocess\)|registration_stub \(CudaRegistrationStub\)) "
+            r"failed with exit code %d" % rc,
+        )
         self.assertFalse(os.path.exists(os.path.join(d, "broken.o")))
 
     def test_d_exit_status_is_the_stages_own(self):
@@ -430,8 +435,9 @@ class RunnerTest(unittest.TestCase):
         self.assertEqual(
             sorted(r["stage"] for r in rows),
             sorted([
-                "plan", "host_preprocess", "frontend", "fatbinary", "host_compile", "embed_fatbin",
-                "device_preprocess/compute_80", "device_preprocess/compute_90", "cicc/compute_80", "cicc/compute_90",
+                "plan", "host_preprocess", "frontend", "registration_stub", "fatbinary", "host_compile", "embed_fatbin",
+                # compute_90's preprocess ran in registration_stub, with its front end.
+                "device_preprocess/compute_80", "cicc/compute_80", "cicc/compute_90",
                 "ptxas/compute_80/sm_80", "ptxas/compute_90/sm_90",
             ]),
         )
@@ -449,10 +455,14 @@ class RunnerTest(unittest.TestCase):
         # The graph: every stage, every dependency; no stage starts before what it reads is written.
         self.assertEqual(sorted(re.findall(r'^  "([^"]+)" \[label=', dot, re.M)), sorted(by_stage))
         edges = re.findall(r'^  "([^"]+)" -> "([^"]+)"', dot, re.M)
-        # host_preprocess, frontend, per virtual arch device preprocess + cicc, per real arch ptxas,
-        # fatbinary (2 cubins + the compute_90 PTX), host compile (frontend, stub of cicc: no device code),
-        # the object (host compile, fatbinary).
-        self.assertEqual(len(edges), 1 + 1 + 2 * 2 + 2 + 3 + 2 + 2)
+        # host_preprocess, frontend, the registration stub, compute_80's device preprocess + cicc,
+        # compute_90's cicc (on the stub's front end: its preprocess ran there), per real arch ptxas,
+        # fatbinary (2 cubins + the compute_90 PTX), host compile (frontend, registration stub: no
+        # device code), the object (host compile, fatbinary).
+        self.assertEqual(len(edges), 1 + 1 + 1 + 2 + 1 + 2 + 3 + 2 + 2)
+        self.assertIn(("registration_stub", "host_compile"), edges)
+        self.assertIn(("registration_stub", "cicc/compute_90"), edges)
+        self.assertNotIn(("cicc/compute_90", "host_compile"), edges)
         self.assertIn(("frontend", "host_compile"), edges)
         self.assertNotIn(("fatbinary", "host_compile"), edges)
         for a, b in edges:

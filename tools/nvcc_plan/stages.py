@@ -33,8 +33,9 @@ LINK_ARCH = "link_arch"  # one per real arch (sm_NN) of a device link
 SAME = "same"  # the output of the same arch (or the source-scope output)
 ALL = "all"  # every instance
 EMBEDDED = "embedded"  # the virtual archs whose PTX (or LTO IR) the fatbinary embeds
-STUB_ARCH = "stub_arch"  # the virtual arch whose cicc writes the stub the host compile includes (nvcc's: the last)
 LAST = "last"  # the last real arch of a device link
+STUB_ARCH = "stub_arch"  # only the instance of the registration stub's arch (stub_arch) reads it
+NOT_STUB_ARCH = "not_stub_arch"  # SAME, but not in the instance of the registration stub's arch
 
 # The two actions that are not stages of the table: nvcc's plan turned into
 # the stage scripts (one per source or device link), and the escape hatch
@@ -130,6 +131,25 @@ FRONTEND = Stage(
     progress="Splitting host code of %{label} (cudafe++): %{output}",
     doc="cudafe++: the host code with device code replaced by launch stubs",
 )
+REGISTRATION_STUB = Stage(
+    kind="registration_stub",
+    mnemonic="CudaRegistrationStub",
+    scope=SOURCE,
+    outputs=(
+        Output("stub", "host/{stem}.cudafe1.stub.c"),
+        # The stub arch's CudaCicc input: the front end's NVVM IR (that
+        # CudaCicc runs cicc's back end alone), or, where nvcc's cicc command
+        # cannot be split (cicc_split.py), the arch's preprocessed source.
+        Output("stub_cicc_input", "host/{stem}.stub_arch_cicc_input"),
+    ),
+    reads=(("module_id", SAME),),
+    source=True,
+    host_compiler=True,
+    toolkit=("cicc_files",),
+    progress="Writing the registration stub of %{label} (cicc front end): %{output}",
+    doc="the registration stub the host compile includes, from one fixed arch's device preprocess and cicc front end "
+    "(whose NVVM IR that arch's CudaCicc compiles on), so the host compile waits for no optimizing cicc and its key holds no arch",
+)
 DEVICE_PREPROCESS = Stage(
     kind="device_preprocess",
     mnemonic="CudaDevicePreprocess",
@@ -147,16 +167,14 @@ CICC = Stage(
     scope=VIRTUAL,
     outputs=(
         Output("ptx", "{virtual}/{stem}.ptx", lto_pattern="{virtual}/{stem}.ltoir"),
-        Output("cicc_c", "{virtual}/{stem}.cudafe1.c"),
-        Output("cicc_stub", "{virtual}/{stem}.cudafe1.stub.c"),
-        Output("cicc_gpu", "{virtual}/{stem}.cudafe1.gpu"),
     ),
-    reads=(("cpp1", SAME), ("module_id", SAME)),
+    # The stub arch's from CudaRegistrationStub, which ran its front end.
+    reads=(("cpp1", NOT_STUB_ARCH), ("stub_cicc_input", STUB_ARCH), ("module_id", SAME)),
     toolkit=("cicc_files",),
     device=True,
     exec_group="cicc",
     progress="Compiling device code for {arch} (cicc): %{output}",
-    doc="device code to PTX (or NVVM IR for an LTO arch), and the registration stub the host compile includes",
+    doc="device code to PTX (or NVVM IR for an LTO arch); for the registration stub's arch, cicc's back end alone on the stub's front end's NVVM IR",
 )
 PTXAS = Stage(
     kind="ptxas",
@@ -185,7 +203,7 @@ HOST_COMPILE = Stage(
     mnemonic="CudaHostCompile",
     scope=SOURCE,
     outputs=(Output("host_obj", "{stem}.host.o"),),
-    reads=(("cudafe1_cpp", SAME), ("cicc_stub", STUB_ARCH), ("fatbin_decl", SAME)),
+    reads=(("cudafe1_cpp", SAME), ("stub", SAME), ("fatbin_decl", SAME)),
     # crt/host_runtime.h's headers (the source's own are preprocessed into
     # cudafe++'s output already), and nvcc.profile: nvcc spells an include
     # directory <toolkit>/bin/../include, as in every gcc stage.
@@ -206,7 +224,7 @@ EMBED_FATBIN = Stage(
     doc="the source's object: the host object linked (ld -r) with fatbinary's own embedded fatbinary",
 )
 
-COMPILE_STAGES = (HOST_PREPROCESS, FRONTEND, DEVICE_PREPROCESS, CICC, PTXAS, FATBINARY, HOST_COMPILE, EMBED_FATBIN)
+COMPILE_STAGES = (HOST_PREPROCESS, FRONTEND, REGISTRATION_STUB, DEVICE_PREPROCESS, CICC, PTXAS, FATBINARY, HOST_COMPILE, EMBED_FATBIN)
 
 # --- One .cu file compiled in stages by clang (//cuda_rules:compiler=clang) ----
 # clang's own plan (`clang -###`, clang_scripts.py): per GPU arch one device
@@ -452,8 +470,17 @@ def link_script_paths(link_archs, table=LINK_TABLE):
     return _script_paths(table, lambda stage: instances(stage, link_archs=link_archs))
 
 
-def stub_arch(archs):
-    """The virtual arch whose cicc writes the registration stub the host compile includes: nvcc's, the last."""
+def stub_arch(archs, pinned_arch_list=""):
+    """The virtual arch whose front end writes the registration stub the host compile includes.
+
+    nvcc's is the last virtual arch it compiles. For a build pinned to a
+    shipped set (pinned_arch_list, e.g. "750,800,860,900"), the shipped set's
+    last ("compute_90"), whichever of its archs the build compiles: the stub,
+    and so the host compile, is then the same action in every build of the set
+    or of a subset of it (docs/cuda_library.md, "The registration stub").
+    """
+    if pinned_arch_list:
+        return "compute_%d" % (int(pinned_arch_list.split(",")[-1]) // 10)
     return archs[-1].virtual
 
 
@@ -467,31 +494,34 @@ def compile_producers(archs, table=COMPILE_TABLE):
     return producer
 
 
-def read_keys(stage, inst, table, archs=(), link_archs=()):
-    """The output keys (of earlier stages and CudaPlan) one instance of `stage` reads, by its `reads` (in order, once each)."""
+def read_keys(stage, inst, table, archs=(), link_archs=(), stub=None):
+    """The output keys (of earlier stages and CudaPlan) one instance of `stage` reads, by its `reads` (in order, once each).
+
+    `stub`: the registration stub's arch (stub_arch), for the STUB_ARCH selectors.
+    """
     keys = []
     for out_key, selector in stage.reads:
-        keys += [k for k in _read_keys(out_key, selector, inst, table, archs, link_archs) if k not in keys]
+        keys += [k for k in _read_keys(out_key, selector, inst, table, archs, link_archs, stub) if k not in keys]
     return keys
 
 
-def compile_reads(archs, table=COMPILE_TABLE):
+def compile_reads(archs, table=COMPILE_TABLE, stub=None):
     """{stage key: [output keys it reads]}, CudaPlan's outputs (the module id) included."""
     return {
-        instance_key(stage.kind, inst): read_keys(stage, inst, table, archs)
+        instance_key(stage.kind, inst): read_keys(stage, inst, table, archs, stub=stub)
         for stage in table.stages
         for inst in instances(stage, archs)
     }
 
 
-def compile_dependencies(archs, table=COMPILE_TABLE):
+def compile_dependencies(archs, table=COMPILE_TABLE, stub=None):
     """{stage key: [stage keys it reads from]}: the graph the runner executes (CudaPlan excluded)."""
     producer = compile_producers(archs, table)
     deps = {}
     for stage in table.stages:
         for inst in instances(stage, archs):
             keys = []
-            for read in read_keys(stage, inst, table, archs):
+            for read in read_keys(stage, inst, table, archs, stub=stub):
                 if read in producer and producer[read] not in keys:
                     keys.append(producer[read])
             deps[instance_key(stage.kind, inst)] = keys
@@ -513,16 +543,18 @@ def _project(inst, scope):
     return {k: inst[k] for k in keep}
 
 
-def _read_keys(out_key, selector, inst, table, archs, link_archs):
+def _read_keys(out_key, selector, inst, table, archs, link_archs, stub):
     scope = _output_scope(out_key, table)
     if selector == SAME:
         return [instance_key(out_key, _project(inst, scope))]
+    if selector in (STUB_ARCH, NOT_STUB_ARCH):
+        if (inst.get("virtual") == stub) == (selector == STUB_ARCH):
+            return [instance_key(out_key, _project(inst, scope))]
+        return []
     if selector == ALL:
         return [instance_key(out_key, _project(i, scope)) for i in _scope_instances(scope, archs, link_archs)]
     if selector == EMBEDDED:
         return [instance_key(out_key, {"virtual": a.virtual}) for a in archs if a.ptx or a.lto]
-    if selector == STUB_ARCH:
-        return [instance_key(out_key, {"virtual": stub_arch(archs)})]
     if selector == LAST:
         return [instance_key(out_key, {"arch": link_archs[-1]})]
     raise ValueError("unknown selector %r of %s" % (selector, out_key))

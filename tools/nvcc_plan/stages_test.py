@@ -23,7 +23,7 @@ class StagesTest(unittest.TestCase):
     def test_lto_arch_writes_nvvm_ir(self):
         files = stages.compile_files("k", [stages.Arch("compute_90", (), lto=True)])
         self.assertEqual(files["ptx/compute_90"], "compute_90/k.ltoir")
-        self.assertEqual(files["cicc_stub/compute_90"], "compute_90/k.cudafe1.stub.c")
+        self.assertNotIn("cicc_stub/compute_90", files)
 
     def test_scripts(self):
         scripts = stages.compile_script_paths(_ARCHS, rdc=False)
@@ -41,10 +41,24 @@ class StagesTest(unittest.TestCase):
             sorted(deps["fatbinary"]),
             ["cicc/compute_90", "ptxas/compute_80/sm_80", "ptxas/compute_80/sm_86", "ptxas/compute_90/sm_90"],
         )
-        # The host compile includes the last virtual arch's stub (nvcc's choice), and no device code.
-        self.assertEqual(deps["host_compile"], ["frontend", "cicc/compute_90"])
+        # The host compile includes the registration stub (cicc's front end alone), and no device code:
+        # it waits for no cicc of an arch.
+        self.assertEqual(deps["host_compile"], ["frontend", "registration_stub"])
+        self.assertEqual(deps["registration_stub"], [])
         self.assertEqual(deps["embed_fatbin"], ["host_compile", "fatbinary"])
         self.assertEqual(deps["device_preprocess/compute_80"], [])
+        # Without a stub arch among the build's, every cicc reads its own preprocess.
+        self.assertEqual(deps["cicc/compute_90"], ["device_preprocess/compute_90"])
+
+    def test_graph_with_the_stub_arch(self):
+        # The stub's action ran compute_90's preprocess and front end: its cicc runs on that.
+        deps = stages.compile_dependencies(_ARCHS, stub="compute_90")
+        self.assertEqual(deps["cicc/compute_90"], ["registration_stub"])
+        self.assertEqual(deps["cicc/compute_80"], ["device_preprocess/compute_80"])
+        self.assertNotIn("device_preprocess/compute_90", [d for ds in deps.values() for d in ds])
+        reads = stages.compile_reads(_ARCHS, stub="compute_90")
+        self.assertEqual(reads["cicc/compute_90"], ["stub_cicc_input", "module_id"])
+        self.assertEqual(reads["cicc/compute_80"], ["cpp1/compute_80", "module_id"])
 
     def test_link_reads(self):
         self.assertEqual(stages.read_keys(stages.NVLINK, {"arch": "sm_80"}, stages.LINK_TABLE, link_archs=["sm_80", "sm_90"]), [])
@@ -95,6 +109,11 @@ class LayoutTest(unittest.TestCase):
         again = layout_lib.compile_layout_from_json(layout.to_json())
         self.assertEqual(again, layout)
         self.assertEqual(again.stub_arch, "compute_90")
+        self.assertEqual(again.stub_name, "k.cudafe1.stub.c")
+        self.assertEqual(again.host_compile_iquote, ["bazel-out/x/bin/p/_cuda/t/k/host"])
+        # Pinned to a shipped set: its last arch, whichever the build compiles.
+        pinned = self._layout(archs=[stages.Arch("compute_80", ("sm_80",))], pinned_arch_list="750,800,900")
+        self.assertEqual(pinned.stub_arch, "compute_90")
         self.assertEqual(again.real_keys, ["compute_80/sm_80", "compute_80/sm_86", "compute_90/sm_90"])
 
     def test_a_path_the_table_does_not_give_is_refused(self):

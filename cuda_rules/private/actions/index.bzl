@@ -16,6 +16,7 @@ load("//cuda_rules/private:actions/host_preprocess.bzl", "host_preprocess_action
 load("//cuda_rules/private:actions/link_stub.bzl", "link_stub_action")
 load("//cuda_rules/private:actions/nvlink.bzl", "nvlink_action")
 load("//cuda_rules/private:actions/ptxas.bzl", "ptxas_action")
+load("//cuda_rules/private:actions/registration_stub.bzl", "registration_stub_action")
 load("//cuda_rules/private:layout.bzl", "stage_instances")
 load("//cuda_rules/private:toolchain.bzl", "CUDA_TOOLCHAINS")
 
@@ -35,6 +36,7 @@ _ACTIONS = {
     "link_stub": link_stub_action,
     "nvlink": nvlink_action,
     "ptxas": ptxas_action,
+    "registration_stub": registration_stub_action,
 }
 
 def run_stages(actions, unit):

@@ -5,7 +5,7 @@ load("//cuda_rules/private:actions/plan.bzl", "in_params_file", "plan_action")
 load("//cuda_rules/private:compile/clang.bzl", "clang_source_args")
 load("//cuda_rules/private:compile/nvcc_args.bzl", "canonical", "language_flags")
 load("//cuda_rules/private:labels.bzl", "display_label")
-load("//cuda_rules/private:layout.bzl", "declare_compile_files", "layout_object", "paths")
+load("//cuda_rules/private:layout.bzl", "declare_compile_files", "layout_object", "paths", "stub_arch")
 load("//cuda_rules/private:stages.bzl", "ARCH_KEYS", "CLANG_TABLE", "COMPILE_LAYOUT_KEYS", "COMPILE_TABLE", "DEVICE_OBJECT_SCRIPT")
 
 visibility(["//cuda_rules/..."])
@@ -63,7 +63,7 @@ def compile_source_in_stages(ctx, t, c, src):
       src: File, the CUDA source (.cu, or C++ compiled with -x cu).
 
     Returns:
-      struct(obj, device_link_inputs, ltoir, ptx, cubins, fatbin, plan_files, image): image is
+      struct(obj, device_link_inputs, ltoir, ptx, cubins, fatbin, stub, plan_files, image): image is
       CudaInfo.images' entry for the source.
     """
     archs = t.archs
@@ -101,6 +101,7 @@ def compile_source_in_stages(ctx, t, c, src):
         headers = t.comp.headers,
         archs = archs,
         link_archs = [],
+        stub_arch = stub_arch(archs, t.pinned_list),
         files = files,
         scripts = scripts,
         layout = d.layout,
@@ -152,6 +153,7 @@ def _compiled(ctx, d, src, archs, rdc, table):
         ptx = [files["ptx/" + v.virtual] for v in archs.virtuals if not v.lto],
         cubins = [files["cubin/{}/{}".format(v.virtual, r)] for v in archs.virtuals for r in v.reals],
         fatbin = files["fatbin"],
+        stub = files["stub"],
         plan_files = d.scripts.values() + [d.layout] + [files[o.key] for o in table.plan_outputs],
         image = struct(
             src = src,

@@ -366,11 +366,11 @@ def compile_cu(ctx, t, rdc, variant):
       variant: the outputs' top directory ("_cuda", "_cuda_rdc").
 
     Returns:
-      struct(objects, device_link_inputs, ltoir, ptx, cubins, fatbins, plan_files, images): lists
+      struct(objects, device_link_inputs, ltoir, ptx, cubins, fatbins, stubs, plan_files, images): lists
       (images: CudaInfo.images).
     """
     cu_srcs = t.srcs.cu
-    out = struct(objects = [], device_link_inputs = [], ltoir = [], ptx = [], cubins = [], fatbins = [], plan_files = [], images = [])
+    out = struct(objects = [], device_link_inputs = [], ltoir = [], ptx = [], cubins = [], fatbins = [], stubs = [], plan_files = [], images = [])
     if not cu_srcs:
         return out
     if t.compiler == "clang":
@@ -403,6 +403,7 @@ def compile_cu(ctx, t, rdc, variant):
             out.ptx.extend(r.ptx)
             out.cubins.extend(r.cubins)
             out.fatbins.append(r.fatbin)
+            out.stubs.append(r.stub)
             out.plan_files.extend(r.plan_files)
             out.images.append(r.image)
         else:

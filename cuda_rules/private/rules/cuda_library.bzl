@@ -110,6 +110,8 @@ def _cuda_library_impl(ctx):
             cubin = depset(own.cubins + (dlink.cubins if dlink else [])),
             fatbin = depset(own.fatbins + ([dlink.fatbin] if dlink else [])),
             cuda_objects = all_objects,
+            # CudaRegistrationStub's outputs (tests/fidelity compares them with nvcc's).
+            registration_stub = depset(own.stubs),
             cuda_plan = depset(own.plan_files + (dlink.plan_files if dlink else [])),
             device_link = depset(dlink.cubins + dlink.reg_cs + [dlink.fatbin, dlink.obj] if dlink else []),
             # rules_cuda's names. One object per source serves both (position
