@@ -72,10 +72,39 @@ def gencode_flags(archs):
     ]
 
 
+def read_sources(path, root=None):
+    """A list of other sources (--sources): {name: {"src": path, "copts": [...]}}.
+
+    One source per line, `PATH [nvcc options...]`, paths (of the source and of
+    -I/-isystem directories) relative to `root` (default: the list's
+    directory); `#` comments. The name is the path without its extension,
+    slashes as underscores.
+    """
+    base = os.path.abspath(root) if root else os.path.dirname(os.path.abspath(path))
+    out = {}
+    with open(path) as f:
+        for line in f:
+            words = line.split("#", 1)[0].split()
+            if not words:
+                continue
+            copts, i = [], 1
+            while i < len(words):
+                if words[i] in ("-I", "-isystem") and i + 1 < len(words):
+                    copts += [words[i], os.path.join(base, words[i + 1])]
+                    i += 2
+                    continue
+                copts.append(words[i])
+                i += 1
+            name = os.path.splitext(words[0])[0].replace("/", "_")
+            out[name] = {"src": os.path.join(base, words[0]), "copts": copts, "kind": "source"}
+    return out
+
+
 def nvcc_args(corpus_dir, name, info, archs, ccbin):
     args = ["-ccbin", ccbin] if ccbin else []
-    return args + gencode_flags(archs) + ["-Xcompiler=-fPIC"] + list(info["copts"]) + [
-        "-I", corpus_dir, "-c", os.path.join(corpus_dir, name + ".cu")]
+    src = info.get("src") or os.path.join(corpus_dir, name + ".cu")
+    includes = [] if "src" in info else ["-I", corpus_dir]
+    return args + gencode_flags(archs) + ["-Xcompiler=-fPIC"] + list(info["copts"]) + includes + ["-c", src]
 
 
 def loadavg():
@@ -108,7 +137,7 @@ def critical_path_s(table_text):
 class Bench:
     def __init__(self, opts):
         self.opts = opts
-        self.corpus = read_corpus(opts.corpus_bzl)
+        self.corpus = read_sources(opts.sources, opts.sources_root) if opts.sources else read_corpus(opts.corpus_bzl)
         if opts.files:
             wanted = opts.files.split(",")
             unknown = [f for f in wanted if f not in self.corpus]
@@ -136,7 +165,11 @@ class Bench:
         if variant == "runner":
             # The runner's summary line (stderr, in the log): "..., critical path 9.02 s: plan -> ...".
             with open(os.path.join(workdir, name + ".log"), errors="replace") as f:
-                rec["critical_path_s"] = critical_path_s(f.read())
+                text = f.read()
+            rec["critical_path_s"] = critical_path_s(text)
+            path = re.search(r"critical path [0-9.]+ s: (.*)", text)
+            if path:
+                rec["critical_path"] = path.group(1).strip()
         if not rec["ok"]:
             with open(os.path.join(workdir, name + ".log"), errors="replace") as f:
                 rec["log_tail"] = f.read()[-2000:]
@@ -238,6 +271,8 @@ def main(argv=None):
     # Under `bazel run` the corpus is read from the workspace.
     root = os.environ.get("BUILD_WORKSPACE_DIRECTORY") or REPO
     p.add_argument("--corpus_bzl", default=os.path.join(root, "bench", "corpus", "corpus.bzl"))
+    p.add_argument("--sources", default="", help="other sources instead of the corpus: a list file (read_sources)")
+    p.add_argument("--sources_root", default="", help="where --sources' paths start (default: the list's directory)")
     p.add_argument("--files", default="", help="comma-separated subset of the corpus")
     p.add_argument("--archs", default=DEFAULT_ARCHS)
     p.add_argument("--variants", default="nvcc,nvcc_t0")
@@ -285,8 +320,10 @@ def main(argv=None):
             rec = bench.run(variant, scope, rep, only)
             doc["runs"].append(rec)
             save()
-            print("rep %d %-8s %-6s %-12s wall %7.2f s  cpu %7.2f s  %s" % (
-                rep, variant, scope, only or "", rec["wall_s"], rec["cpu_s"], "ok" if rec["ok"] else "FAILED"),
+            paths = [f.get("critical_path") for f in rec.get("files", {}).values() if f.get("critical_path")]
+            print("rep %d %-8s %-6s %-12s wall %7.2f s  cpu %7.2f s  %s%s" % (
+                rep, variant, scope, only or "", rec["wall_s"], rec["cpu_s"], "ok" if rec["ok"] else "FAILED",
+                "  critical path: " + paths[0] if len(paths) == 1 else ""),
                 file=sys.stderr, flush=True)
             if not rec["ok"]:
                 for name, r in rec["files"].items():
