@@ -11,7 +11,9 @@ def registration_stub_action(actions, stage, inst, unit):
     id and cicc; its command names one fixed arch, the shipped set's last
     (stages.stub_arch), not the build's, so the key is the same in every build
     of the shipped set or a subset of it, and the host compile that reads the
-    stub waits for no optimizing cicc.
+    stub waits for no optimizing cicc. It also writes that arch's NVVM IR (the
+    front end's), which the arch's CudaCicc compiles with cicc's back end alone
+    (tools/nvcc_plan/cicc_split.py).
 
     Args:
       actions: ctx.actions.
