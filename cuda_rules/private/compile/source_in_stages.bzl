@@ -153,7 +153,7 @@ def _compiled(ctx, d, src, archs, rdc, table):
         ptx = [files["ptx/" + v.virtual] for v in archs.virtuals if not v.lto],
         cubins = [files["cubin/{}/{}".format(v.virtual, r)] for v in archs.virtuals for r in v.reals],
         fatbin = files["fatbin"],
-        stub = files["stub"],
+        stub = files.get("stub"),  # none in clang's table
         plan_files = d.scripts.values() + [d.layout] + [files[o.key] for o in table.plan_outputs],
         image = struct(
             src = src,

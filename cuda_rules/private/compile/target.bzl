@@ -403,7 +403,8 @@ def compile_cu(ctx, t, rdc, variant):
             out.ptx.extend(r.ptx)
             out.cubins.extend(r.cubins)
             out.fatbins.append(r.fatbin)
-            out.stubs.append(r.stub)
+            if r.stub:
+                out.stubs.append(r.stub)
             out.plan_files.extend(r.plan_files)
             out.images.append(r.image)
         else:
