@@ -135,7 +135,7 @@ def for_source(plan, layout):
         try:
             split = cicc_split.split(stub_cicc, version, libdevice, _TMP + "/stub_arch.bc")
         except cicc_split.Unsplit:
-            split = None
+            pass  # the whole cicc
     extra_dpp = None
     if stub_arch != layout.stub_arch and layout.stub_arch in dpps:
         extra_dpp = device_toolchain_flags(layout, command(dpps[layout.stub_arch]), layout.stub_arch)
@@ -166,7 +166,7 @@ def for_source(plan, layout):
         else:
             link = None
         out[layout.scripts[stages.instance_key(stages.CICC.kind, {"virtual": arch})]] = cicc_script(
-            layout, exports, arch, cc, link
+            layout, exports, arch, cc, link, check=files["ptx/" + arch] if split and link else None
         )
     for a in layout.archs:
         for real in a.reals:
@@ -274,7 +274,7 @@ def registration_stub_script(layout, exports, arch, dpp, cicc, split, extra_dpp)
     lines = scripts_lib.preamble(
         scripts_lib.stage_comment(layout.label, layout.src, stages.REGISTRATION_STUB.mnemonic, arch), exports
     )
-    lines += _tmp_lines() + [_line(dpp)]
+    lines += scripts_lib.temp_dir_lines() + [_line(dpp)]
     if split:
         front = _rename_args(split[0], local)
         front[front.index(_TMP + "/stub_arch.bc")] = stub_input
@@ -290,31 +290,28 @@ def registration_stub_script(layout, exports, arch, dpp, cicc, split, extra_dpp)
     return "\n".join(lines) + "\n"
 
 
-def cicc_script(layout, exports, arch, argv, link=None):
+def cicc_script(layout, exports, arch, argv, link=None, check=None):
     """CudaCicc of one virtual arch: `argv` with cicc's other outputs in a temporary directory.
 
     `link`: (the declared file, its name in the temporary directory) for the
     stub arch's input from CudaRegistrationStub (cicc chooses an input's kind
     by its extension: .bc for the NVVM IR, .ii for preprocessed source).
+    `check`: the output that must exist afterwards (cicc -libnvvm, like
+    -lgenfe, may exit 0 without it after an error).
     """
     lines = scripts_lib.preamble(scripts_lib.stage_comment(layout.label, layout.src, stages.CICC.mnemonic, arch), exports)
-    lines += _tmp_lines()
+    lines += scripts_lib.temp_dir_lines()
     if link:
         target = link[0] if os.path.isabs(link[0]) else "@PWD@/" + link[0]
         lines.append(_line(["ln", "-s", target, link[1]]))
     lines.append(_line(argv))
-    if link and argv[1] == "-libnvvm":
-        # cicc -libnvvm, like -lgenfe, may exit 0 without its output after an error.
-        lines.append(_wrote(argv[argv.index("-olto") + 1] if "-olto" in argv else argv[-1]))
+    if check:
+        lines.append(_wrote(check))
     return "\n".join(lines) + "\n"
 
 
-# A temporary directory of the script (mktemp -d), as the commands spell it before quoting.
+# The script's temporary directory (scripts_lib.temp_dir_lines), as the commands spell it before quoting.
 _TMP = "@TMP@"
-
-
-def _tmp_lines():
-    return ['tmp="$(mktemp -d)"', "trap 'rm -rf \"$tmp\"' EXIT"]
 
 
 def _line(argv):
@@ -439,7 +436,7 @@ def embed_script(layout, exports, host_cc, machine_flags, module_id):
     lines.append("set -e")
     for name, value in exports:
         lines.append("%s=%s; export %s" % (name, value, name))
-    lines += ['tmp="$(mktemp -d)"', "trap 'rm -rf \"$tmp\"' EXIT"]
+    lines += scripts_lib.temp_dir_lines()
     source = shlex.quote(layout.files["fatbin_c"])
     if layout.rdc:
         extra = []

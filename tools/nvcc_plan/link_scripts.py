@@ -130,10 +130,7 @@ def for_link(plan, layout):
         inputs = layout.inputs[arch]
         wrapped = ['"$tmp/%d.o"' % i for i in range(len(inputs))]
         lines = scripts_lib.preamble("%s %s of %s, from nvcc's plan." % (stages.NVLINK.mnemonic, arch, label), exports)
-        lines += [
-            'tmp="$(mktemp -d)"',
-            "trap 'rm -rf \"$tmp\"' EXIT",
-        ]
+        lines += scripts_lib.temp_dir_lines()
         for i, entry in enumerate(inputs):
             if entry.kind == "object":
                 lines.append('cp %s "$tmp/%d.o"' % (shlex.quote(entry.image), i))

@@ -62,6 +62,11 @@ def env_exports(toolkit_root, nvvmir_library_dir=None):
     return out
 
 
+def temp_dir_lines():
+    """Shell lines that make a temporary directory, $tmp, removed when the script exits."""
+    return ['tmp="$(mktemp -d)"', "trap 'rm -rf \"$tmp\"' EXIT"]
+
+
 def preamble(comment, exports):
     lines = ["#!/bin/sh", "# rules_cuda_stages: " + comment]
     for name, value in exports:
