@@ -114,11 +114,11 @@ def loadavg():
         return None
 
 
-def run_child(cmd, cwd, log):
+def run_child(cmd, cwd, log, env=None):
     """Runs cmd; returns (wall_s, cpu_s, returncode). CPU includes waited-for descendants."""
     start = time.monotonic()
     with open(log, "ab") as out:
-        proc = subprocess.Popen(cmd, cwd=cwd, stdout=out, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT)
         _, status, usage = os.wait4(proc.pid, 0)
     wall = time.monotonic() - start
     proc.returncode = os.waitstatus_to_exitcode(status) if hasattr(os, "waitstatus_to_exitcode") else status

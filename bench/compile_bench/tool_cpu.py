@@ -34,34 +34,18 @@ import os
 import re
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
+
+import nvcc_runs  # beside this file: the corpus, its nvcc options, the timed run
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 BENCH = os.path.join(REPO, "bench", "corpus")
-DEFAULT_ARCHS = "sm_75,sm_80,sm_86,sm_90,compute_90"
-CORPUS = ["elementwise", "stencil", "histogram", "nbody", "gemm", "fft", "expr", "cub_scan", "cub_sort",
-          "thrust_ops", "softmax", "modexp"]
-
-
-def gencode_flags(archs):
-    virtuals = {}
-    for arch in archs.split(","):
-        m = re.match(r"^(sm|compute)_([0-9]+[af]?)$", arch)
-        virtuals.setdefault("compute_" + m.group(2), []).append(arch)
-    return ["-gencode=arch=%s,code=[%s]" % (v, ",".join(sorted(c, key=lambda a: a.startswith("compute_"))))
-            for v, c in sorted(virtuals.items(), key=lambda kv: int(re.match(r"compute_(\d+)", kv[0]).group(1)))]
-
-
-def run(argv, cwd, env, log):
-    t0 = time.monotonic()
-    with open(log, "w") as f:
-        p = subprocess.Popen(argv, cwd=cwd, env=env, stdout=f, stderr=subprocess.STDOUT)
-        _, status, usage = os.wait4(p.pid, 0)
-    return time.monotonic() - t0, usage.ru_utime + usage.ru_stime, os.waitstatus_to_exitcode(status)
+DEFAULT_ARCHS = nvcc_runs.DEFAULT_ARCHS
+# The corpus's files and options, as bench/run and nvcc_runs.py compile them.
+CORPUS_OPTIONS = nvcc_runs.read_corpus(os.path.join(BENCH, "corpus.bzl"))
+CORPUS = list(CORPUS_OPTIONS)
 
 
 def classify(tool, args):
@@ -145,9 +129,8 @@ def one(opts, name, variant, rep):
     wdir = tempfile.mkdtemp(prefix="cpu.%s.%s." % (variant, name), dir=opts.workdir)
     tk = opts.toolkit
     env = dict(os.environ, STEP_LOG=os.path.join(wdir, "steps.log"))
-    args = ["-ccbin", os.path.join(tk, "ccbin")] + gencode_flags(opts.archs) + ["-Xcompiler=-fPIC", "-O3", "-I", BENCH,
-                                                                             "-c", os.path.join(BENCH, name + ".cu"),
-                                                                             "-o", os.path.join(wdir, name + ".o")]
+    args = nvcc_runs.nvcc_args(BENCH, name, CORPUS_OPTIONS[name], opts.archs, os.path.join(tk, "ccbin"))
+    args += ["-o", os.path.join(wdir, name + ".o")]
     args += opts.extra.split()
     if variant == "nvcc":
         argv = [os.path.join(tk, "bin", "nvcc"), "-time", os.path.join(wdir, "time.csv")] + args
@@ -156,7 +139,7 @@ def one(opts, name, variant, rep):
     else:
         argv = [sys.executable, opts.runner, "--run", "-j", str(opts.jobs), "--nvcc=" + os.path.join(tk, "bin", "nvcc"),
                 "--table=" + os.path.join(wdir, "table.csv")] + opts.runner_flags.split() + ["--"] + args
-    wall, cpu, rc = run(argv, wdir, env, os.path.join(wdir, "log.txt"))
+    wall, cpu, rc = nvcc_runs.run_child(argv, wdir, os.path.join(wdir, "log.txt"), env=env)
     rec = {"file": name, "variant": variant, "rep": rep, "wall": round(wall, 3), "cpu": round(cpu, 3), "rc": rc,
            "steps": parse_steps(env["STEP_LOG"]), "load": os.getloadavg()[0]}
     if variant == "nvcc":
