@@ -12,6 +12,15 @@ clang's own one-shot compiles:
 - `clang <args> --cuda-device-only -S` and `--cuda-device-only -c`: each GPU
   arch's PTX and cubin, compared byte for byte with the staged ones.
 
+For relocatable device code (rdc = True: -fgpu-rdc) the staged object is
+clang's object joined (`clang -r`) with the symbol that makes a link without a
+device link fail by name, so the object is compared section by section: every
+section of clang's object that holds bytes (code, data, the relocatable
+fatbinary in __nv_relfatbin, the module id in __nv_module_id) must be in the
+staged object with the same bytes; the symbol and relocation tables are
+renumbered by the join. And the module id the device link's objects carry
+(plan/device_object.sh) must be the one clang's object registers under.
+
   --expect=equal    every staged output must equal clang's
   --expect=differ   with --reference_extra, some output must differ (proves
                     the check can fail)
@@ -19,6 +28,8 @@ clang's own one-shot compiles:
 
 import json
 import os
+import re
+import struct
 import subprocess
 import sys
 import tempfile
@@ -83,6 +94,50 @@ def _run(clang, args, cwd):
         raise AssertionError("reference `%s %s` failed:\n%s" % (clang, " ".join(args), proc.stderr))
 
 
+# Section types whose bytes are the object's contents: PROGBITS, INIT_ARRAY, FINI_ARRAY, NOTE.
+_CONTENT_TYPES = (1, 14, 15, 7)
+
+
+def elf_sections(data):
+    """{name: bytes} of a little-endian ELF64 object's sections that hold contents (_CONTENT_TYPES)."""
+    shoff, = struct.unpack_from("<Q", data, 0x28)
+    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 0x3A)
+    headers = [struct.unpack_from("<IIQQQQIIQQ", data, shoff + i * shentsize) for i in range(shnum)]
+    names = headers[shstrndx]
+    out = {}
+    for h in headers:
+        name_end = data.index(b"\0", names[4] + h[0])
+        name = data[names[4] + h[0] : name_end].decode()
+        if h[1] in _CONTENT_TYPES and h[5]:
+            if name in out:
+                raise AssertionError("two sections named %s" % name)
+            out[name] = data[h[4] : h[4] + h[5]]
+    return out
+
+
+def compare_relocatable(root, layout, staged_path, reference_path):
+    """[(what, same, staged size, reference size)] of an rdc object's sections, and of its module id."""
+    with open(staged_path, "rb") as f:
+        ours = elf_sections(f.read())
+    with open(reference_path, "rb") as f:
+        theirs = elf_sections(f.read())
+    if "__nv_relfatbin" not in theirs or "__nv_module_id" not in theirs:
+        raise AssertionError("clang's object has no relocatable fatbinary or module id: sections %s" % sorted(theirs))
+    results = []
+    for name, data in sorted(theirs.items()):
+        mine = ours.get(name, b"")
+        results.append(("object section " + name, mine == data, len(mine), len(data)))
+    extra = sorted(set(ours) - set(theirs))
+    want = [".data.rel.ro.rules_cuda_stages_device_link_check"] if layout.link_marker else []
+    results.append(("sections beyond clang's: %s" % (", ".join(extra) or "none"), extra == want, len(extra), len(want)))
+    with open(_runfile(root, layout.scripts[stages.DEVICE_OBJECT_SCRIPT])) as f:
+        found = re.search(r"-D__NV_MODULE_ID=(\w+)", f.read())
+    clang_id = theirs["__nv_module_id"].rstrip(b"\0").decode()
+    ours_id = found.group(1) if found else ""
+    results.append(("module id %s of device_object.sh (clang's: %s)" % (ours_id, clang_id), ours_id == clang_id, len(ours_id), len(clang_id)))
+    return results
+
+
 def compare(root, layout_path):
     layout = layout_lib.load(layout_path, "compile")
     if layout.table != stages.CLANG_TABLE.name:
@@ -105,7 +160,8 @@ def compare(root, layout_path):
         start = time.monotonic()
         _run(clang, common + ["-c", src, "-o", os.path.join(ref, stem + ".o")], execroot)
         print("%s: clang's one-shot compile took %.2f s" % (layout.src_short_path, time.monotonic() - start))
-        pairs.append(("object", _runfile(root, layout.files["obj"]), os.path.join(ref, stem + ".o")))
+        if not layout.rdc:
+            pairs.append(("object", _runfile(root, layout.files["obj"]), os.path.join(ref, stem + ".o")))
 
     # Each arch's PTX and cubin: clang's device-only compiles (named <stem>-cuda-nvptx64-nvidia-cuda-sm_NN.*).
     for kind, flag in (("ptx", "-S"), ("cubin", "-c")):
@@ -124,6 +180,8 @@ def compare(root, layout_path):
                 pairs.append(("cubin " + gpu, _runfile(root, layout.files["cubin/%s/%s" % (a.virtual, gpu)]), produced))
 
     results = []
+    if layout.rdc and all(a.reals for a in layout.archs):
+        results += compare_relocatable(root, layout, _runfile(root, layout.files["obj"]), os.path.join(ref, stem + ".o"))
     for what, staged, reference in pairs:
         with open(staged, "rb") as f:
             ours = f.read()

@@ -32,6 +32,14 @@ _FIDELITY = {
     "clang_hd_overload_fidelity_test": (["//tests/clang:hd_overload.cu"], {"archs": "sm_90", "copts": ["-O2"]}, [], "equal"),
     # A PTX-only arch: its PTX equals clang's, and no ptxas runs for it.
     "clang_plain_kernel_ptx_only_fidelity_test": (["plain_kernel.cu"], {"archs": "sm_80,compute_90"}, [], "equal"),
+    # Relocatable device code (-fgpu-rdc, the old offload driver): the PTX, the
+    # relocatable cubins, and every section of the object with contents.
+    "clang_rdc_fidelity_test": (
+        ["//tests/clang:rdc_kernel.cu", "//tests/clang:rdc_twice.cu"],
+        {"archs": "sm_80,sm_90,compute_90", "copts": ["-O3"], "rdc": True},
+        [],
+        "equal",
+    ),
     # Not vacuous: the reference compiled without flushing denormals differs.
     "clang_plain_kernel_ftz_differs_test": (
         ["plain_kernel.cu"],
@@ -44,7 +52,8 @@ _FIDELITY = {
 _ANALYSIS = [
     "clang_unsupported_pair_test",
     "clang_not_a_clang_toolchain_test",
-    "clang_rdc_test",
+    "clang_rdc_flag_test",
+    "clang_rdc_one_file_twice_test",
     "clang_arch_pair_test",
     "clang_lto_test",
     "clang_unstaged_test",
@@ -91,6 +100,20 @@ def clang_tests(name):
         tags = ["manual"],
     )
     cuda_library(
+        name = "rdc_affine",
+        srcs = [
+            "rdc_kernel.cu",
+            "rdc_twice.cu",
+        ],
+        rdc = True,
+        tags = ["manual"],
+    )
+    clang_compiled(
+        name = "rdc_affine_clang",
+        lib = ":rdc_affine",
+        tags = ["manual"],
+    )
+    cuda_library(
         name = "scale_nvcc",
         srcs = ["mixed_nvcc.cu"],
         tags = ["manual"],
@@ -105,6 +128,7 @@ def clang_tests(name):
             "//conditions:default": ["@platforms//:incompatible"],
         }),
         deps = [
+            ":rdc_affine_clang",
             ":saxpy_clang",
             ":scale_nvcc",
         ],
@@ -122,13 +146,19 @@ def clang_tests(name):
             "//tests/gpu:features_test",
             "//tests/gpu:templated_test",
             "//tests/gpu:vector_add_test",
+            # Relocatable device code, device-linked by nvlink (not
+            # dynamic_parallelism_test: clang has no device-side kernel launch).
+            "//tests/rdc:cc_test_over_rdc",
+            "//tests/rdc:nolto_test",
+            "//tests/rdc:scale_only_test",
+            "//tests/rdc:separate_compilation_test",
         ],
     )
 
     # What clang does not compile fails analysis in one line, naming both
     # versions, the limit or the fix.
     cuda_library(name = "analysis_kernel", srcs = ["//tests/fidelity:srcs/plain_kernel.cu"], archs = "sm_80", tags = ["manual"])
-    cuda_library(name = "analysis_rdc", srcs = ["//tests/fidelity:srcs/plain_kernel.cu"], archs = "sm_80", rdc = True, tags = ["manual"])
+    cuda_library(name = "analysis_rdc_flag", srcs = ["//tests/fidelity:srcs/plain_kernel.cu"], archs = "sm_80", copts = ["-fgpu-rdc"], tags = ["manual"])
     cuda_library(name = "analysis_arch_pair", srcs = ["//tests/fidelity:srcs/plain_kernel.cu"], archs = "compute_80:sm_86", tags = ["manual"])
     cuda_library(name = "analysis_lto", srcs = ["//tests/fidelity:srcs/plain_kernel.cu"], archs = "lto_80", rdc = True, tags = ["manual"])
     cuda_library(name = "analysis_unstaged", srcs = ["//tests/fidelity:srcs/plain_kernel.cu"], archs = "sm_80", staged = False, tags = ["manual"])
@@ -142,10 +172,29 @@ def clang_tests(name):
         target_under_test = ":analysis_kernel",
         messages = ["not clang", "--repo_env=CC="],
     )
+    cuda_library(name = "analysis_rdc_twice_a", srcs = ["rdc_twice.cu"], archs = "sm_80", rdc = True, tags = ["manual"])
+    cuda_library(name = "analysis_rdc_twice_b", srcs = ["rdc_twice.cu"], archs = "sm_80", rdc = True, tags = ["manual"])
+    cuda_library(
+        name = "analysis_rdc_one_file_twice",
+        srcs = ["rdc_kernel.cu"],
+        archs = "sm_80",
+        rdc = True,
+        deps = [":analysis_rdc_twice_a", ":analysis_rdc_twice_b"],
+        tags = ["manual"],
+    )
     clang_failure_test(
-        name = "clang_rdc_test",
-        target_under_test = ":analysis_rdc",
-        messages = ["relocatable device code", "not compiled by clang in stages yet", "compiler=nvcc"],
+        name = "clang_rdc_one_file_twice_test",
+        target_under_test = ":analysis_rdc_one_file_twice",
+        messages = [
+            "tests/clang/rdc_twice.cu is relocatable device code of both //tests/clang:analysis_rdc_twice_a and //tests/clang:analysis_rdc_twice_b",
+            "compiled by clang",
+            "Fix: compile the file in one cuda_library",
+        ],
+    )
+    clang_failure_test(
+        name = "clang_rdc_flag_test",
+        target_under_test = ":analysis_rdc_flag",
+        messages = ["-fgpu-rdc in the options", "rdc attribute", "Fix: set rdc = True"],
     )
     clang_failure_test(
         name = "clang_arch_pair_test",

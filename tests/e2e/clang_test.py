@@ -17,6 +17,10 @@ clang 21 as the C++ toolchain (--//tests/host_clang:clang) and CUDA 12.4.
    shifting every line) re-runs each CudaClangDevice (clang parses the whole source for the
    device), CudaClangHost and CudaClangEmbed, and no CudaPtxas: the PTX is
    byte-identical, so every ptxas is a cache hit.
+4. Relocatable device code (//tests/clang:reuse_rdc, two sources, rdc = True,
+   built beside it in every build): reproducible the same way, and the
+   developer's sm_90 build gets every device stage of both sources, their
+   host compiles and the sm_90 device link (CudaDeviceLink) from CI's cache.
 """
 
 import os
@@ -28,18 +32,26 @@ from tools.cache_report import cache_report_lib
 from tools.nvcc_plan import stages
 
 TARGET = "//tests/clang:reuse_kernel"
+RDC_TARGET = "//tests/clang:reuse_rdc"
 SOURCE = "tests/fidelity/srcs/plain_kernel.cu"  # its source; the test edits it in a checkout
 CI_ARCHS = "sm_80,sm_90,compute_90"
-CLANG = ["--//cuda_rules:compiler=clang", "--//tests/host_clang:clang"]
+# The device link of reuse_rdc is in its output group device_link (a binary would link it).
+CLANG = ["--//cuda_rules:compiler=clang", "--//tests/host_clang:clang", "--output_groups=+device_link"]
 DEVICE = stages.CLANG_DEVICE.mnemonic
 PTXAS = stages.PTXAS.mnemonic
 HOST = stages.CLANG_HOST_COMPILE.mnemonic
 EMBED = stages.CLANG_EMBED.mnemonic
 FATBINARY = stages.CLANG_FATBINARY.mnemonic
+NVLINK = stages.NVLINK.mnemonic
 
 
-def _spawns(log):
-    return [s for s in cache_report_lib.read_log(log) if s.mnemonic.startswith("Cuda")]
+def _spawns(log, target="reuse_kernel"):
+    """The log's CUDA stages of one target (by its output directory: _cuda/<target>/, _cuda_dlink/<target>/)."""
+    return [
+        s
+        for s in cache_report_lib.read_log(log)
+        if s.mnemonic.startswith("Cuda") and s.outputs and "/%s/" % target in s.outputs[0]
+    ]
 
 
 def _arch(spawn):
@@ -57,14 +69,14 @@ class ClangTest(unittest.TestCase):
         cls.edit_log = os.path.join(tmp, "edit.json")
         try:
             ci = CLANG + ["--//cuda_rules:archs=" + CI_ARCHS]
-            cls.one.bazel("build", "--disk_cache=" + cache, *ci, TARGET)
-            cls.two.bazel("build", "--disk_cache=" + os.path.join(tmp, "disk_cache_two"), *ci, TARGET)
+            cls.one.bazel("build", "--disk_cache=" + cache, *ci, TARGET, RDC_TARGET)
+            cls.two.bazel("build", "--disk_cache=" + os.path.join(tmp, "disk_cache_two"), *ci, TARGET, RDC_TARGET)
             cls.one_outputs = cls.one.cuda_outputs()
             cls.two_outputs = cls.two.cuda_outputs()
 
             cls.two.bazel("clean")
             cls.two.bazel("build", "--disk_cache=" + cache, "--execution_log_json_file=" + cls.dev_log,
-                          *CLANG, "--//cuda_rules:archs=sm_90", TARGET)
+                          *CLANG, "--//cuda_rules:archs=sm_90", TARGET, RDC_TARGET)
 
             path = os.path.join(cls.one.dir, SOURCE)
             with open(path) as f:
@@ -85,6 +97,7 @@ class ClangTest(unittest.TestCase):
         self.assertEqual(sorted(self.one_outputs), sorted(self.two_outputs))
         kinds = {os.path.splitext(p)[1] for p in self.one_outputs}
         self.assertTrue({".ptx", ".cubin", ".fatbin", ".o", ".sh"} <= kinds, kinds)
+        self.assertTrue([p for p in self.one_outputs if "/_cuda_dlink/reuse_rdc/" in p], "no device link of reuse_rdc")
         different = [p for p in self.one_outputs if self.one_outputs[p] != self.two_outputs[p]]
         self.assertEqual(different, [], "outputs that differ between checkouts")
 
@@ -96,6 +109,18 @@ class ClangTest(unittest.TestCase):
         self.assertEqual([s.cache_hit for s in spawns if s.mnemonic == HOST], [True], "the host compile reads no device code")
         self.assertEqual([s.cache_hit for s in spawns if s.mnemonic in (FATBINARY, EMBED)], [False, False])
         print("\ndeveloper's sm_90 build: " + ", ".join("%s %s %s" % (m, a, "hit" if h else "ran") for m, a, h in device))
+
+    def test_one_arch_build_reuses_ci_relocatable_code_and_device_link(self):
+        spawns = _spawns(self.dev_log, "reuse_rdc")
+        reused = [(s.mnemonic, _arch(s), os.path.basename(s.outputs[0]), s.cache_hit) for s in spawns
+                  if s.mnemonic in (DEVICE, PTXAS, HOST, NVLINK)]
+        self.assertEqual(
+            sorted((m, a) for m, a, _, _ in reused),
+            sorted([(DEVICE, "compute_90"), (PTXAS, "sm_90"), (HOST, "-")] * 2 + [(NVLINK, "sm_90")]),
+        )
+        self.assertTrue(all(hit for _, _, _, hit in reused), reused)
+        print("\ndeveloper's sm_90 build, rdc: " + ", ".join(
+            "%s %s %s %s" % (m, a, name, "hit" if h else "ran") for m, a, name, h in reused))
 
     def test_host_only_edit_runs_no_ptxas(self):
         spawns = _spawns(self.edit_log)

@@ -23,6 +23,7 @@ output byte:
 """
 
 import dataclasses
+import hashlib
 import json
 import os
 import shlex
@@ -69,8 +70,13 @@ def _script(layout, exports, mnemonic, argv, arch=""):
     return "\n".join(lines) + "\n"
 
 
-def for_source(plan, layout):
-    """Returns {script path: content} for every stage of `plan` (a dryrun.Plan from clang_dryrun.parse)."""
+def for_source(plan, layout, driver):
+    """Returns {script path: content} for every stage of `plan` (a dryrun.Plan from clang_dryrun.parse).
+
+    `driver` is the clang CudaPlan ran (the C++ toolchain's): the embed of
+    relocatable code compiles and links its check symbol with it, and each
+    arch's device object for nvlink (device_object.sh) is compiled with it.
+    """
     if layout.table != stages.CLANG_TABLE.name:
         scripts_lib.fail(layout.display_label, "a clang plan for a layout of the %s table" % layout.table)
     check_archs(layout)
@@ -94,8 +100,13 @@ def for_source(plan, layout):
         scripts_lib.fail(layout.display_label, "clang plans device compiles for %s, the rule declared %s" % (sorted(devices), sorted(gpus)))
     if sorted(ptxases) != sorted(gpus) or len(ptxases) != len(plan.by_kind("ptxas")):
         scripts_lib.fail(layout.display_label, "clang plans ptxas for %s, the rule declared %s" % (sorted(ptxases), sorted(gpus)))
-    if "-fgpu-rdc" in host.argv or layout.rdc:
-        scripts_lib.fail(layout.display_label, "relocatable device code (rdc = True) is not compiled by clang in stages yet; compile it with nvcc")
+    if ("-fgpu-rdc" in host.argv) != layout.rdc:
+        scripts_lib.fail(
+            layout.display_label,
+            "clang plans %s device code, the rule declared %s. Fix: set rdc = True on the target instead of "
+            "passing -fgpu-rdc (or -fno-gpu-rdc) in copts."
+            % ("relocatable" if "-fgpu-rdc" in host.argv else "whole-program", "relocatable" if layout.rdc else "whole-program"),
+        )
     images = clang_dryrun.parse_images(fatbinary.argv)
     want_ptx = sorted(clang_dryrun.gpu_arch(a.virtual)[3:] for a in layout.archs if a.ptx)
     got_ptx = sorted(im["sm"] for im in images if im["kind"] == "ptx")
@@ -160,19 +171,78 @@ def for_source(plan, layout):
         layout, exports, stages.CLANG_HOST_COMPILE.mnemonic, command(dataclasses.replace(
             host, argv=host.argv[:blob] + ["/dev/null"] + host.argv[blob + 1 :]))
     )
-    out[layout.scripts[stages.CLANG_EMBED.kind]] = embed_script(layout, exports)
+    out[layout.scripts[stages.CLANG_EMBED.kind]] = embed_script(layout, exports, driver)
+    if layout.rdc:
+        # nvlink names each linked module after the object's __nv_module_id; clang's
+        # host object registers the source under its own id (rdc_module_id).
+        # fatbinary's options without its output and images; --device-c: the C
+        # wrapper puts the image where nvlink reads relocatable code, as nvcc's -rdc plan does.
+        create = fat.index("--create")
+        options = [a for a in fat[:create] + fat[create + 2 :] if not a.startswith("--image3=")]
+        out[layout.scripts[stages.DEVICE_OBJECT_SCRIPT]] = compile_scripts.device_object_script(
+            layout, exports, options + ["--device-c"], driver, rdc_module_id(host.argv[-1])
+        )
     return out
 
 
-# The section of a host object clang puts a whole-program fatbinary in (CGCUDANV.cpp).
+# The sections of a host object clang puts the fatbinary in (CGCUDANV.cpp):
+# whole-program code, and relocatable code (-fgpu-rdc), which nvlink reads.
 FATBIN_SECTION = ".nv_fatbin"
+RELOCATABLE_FATBIN_SECTION = "__nv_relfatbin"
+# Where a relocatable source's object keeps its reference to the symbol only a device link defines.
+CHECK_SECTION = ".data.rel.ro.rules_cuda_stages_device_link_check"
 
 
-def embed_script(layout, exports):
-    """CudaClangEmbed's script: `elf_splice` (its path is the script's first argument, from the action) fills the section."""
+def rdc_module_id(main_file):
+    """The module id clang's host compile gives a relocatable source (-fgpu-rdc, the old offload driver).
+
+    clang names the module "__nv_" + the GUID of its internal
+    `__cuda_fatbin_wrapper` in hex (CGCUDANV.cpp), and LLVM's GUID of an
+    internal symbol is the low 64 bits, little-endian, of
+    MD5("<the -cc1 main file as spelled>;<name>"). The host object registers
+    itself under `__cudaRegisterLinkedBinary<id>`, which the device link
+    defines for the module of that id. The rules spell every source
+    execroot-relative, so the id is the same in every checkout; -cuid does not
+    enter it (//tests/clang's rdc fidelity test reads the id clang wrote).
+    """
+    digest = hashlib.md5(("%s;__cuda_fatbin_wrapper" % main_file).encode()).digest()
+    return "__nv_%x" % int.from_bytes(digest[:8], "little")
+
+
+def embed_script(layout, exports, driver):
+    """CudaClangEmbed's script: `elf_splice` (its path is the script's first argument, from the action) fills the section.
+
+    For relocatable code the object also needs the source's check symbol,
+    which only a device link defines (compile_scripts.embed_script does the
+    same for nvcc's objects): the spliced object and a one-line C object are
+    joined with `clang -r`.
+    """
     files = layout.files
     lines = scripts_lib.preamble(_comment(layout, stages.CLANG_EMBED.mnemonic), exports)
-    lines.append('exec "$1" ' + " ".join(shlex.quote(a) for a in (FATBIN_SECTION, files["fatbin"], files["host_obj"], files["obj"])))
+    if not layout.rdc:
+        lines.append('exec "$1" ' + " ".join(shlex.quote(a) for a in (FATBIN_SECTION, files["fatbin"], files["host_obj"], files["obj"])))
+        return "\n".join(lines) + "\n"
+    lines.append("set -e")
+    lines += scripts_lib.temp_dir_lines()
+    lines.append('"$1" ' + " ".join(shlex.quote(a) for a in (RELOCATABLE_FATBIN_SECTION, files["fatbin"], files["host_obj"])) + ' "$tmp/spliced.o"')
+    parts = ['"$tmp/spliced.o"']
+    if layout.link_marker:
+        # The check object goes first and adds no bytes to any section clang's
+        # object has: no .comment (-fno-ident), no .llvm_addrsig, its pointer in
+        # a section of its own; its empty .text comes before clang's, unpadded.
+        check = (
+            'extern char %s __attribute__((visibility("hidden"))); '
+            "static char *const __rules_cuda_stages_device_link_check "
+            '__attribute__((used, section("%s"))) = &%s;'
+            % (layout.link_marker, CHECK_SECTION, layout.link_marker)
+        )
+        lines.append(
+            "printf '%%s\\n' %s | %s -c -x c -w -fPIC -fno-ident -fno-addrsig - -o \"$tmp/check.o\""
+            % (shlex.quote(check), shlex.quote(driver))
+        )
+        parts.insert(0, '"$tmp/check.o"')
+    # -Wl,--build-id=none: Debian's clang asks the linker for a build id, which only a program should get.
+    lines.append("%s -r -nostdlib -Wl,--build-id=none -o %s %s" % (shlex.quote(driver), shlex.quote(files["obj"]), " ".join(parts)))
     return "\n".join(lines) + "\n"
 
 
@@ -191,7 +261,7 @@ def plan(clang, layout, args, cwd=None):
     """Plans the layout's source with `clang -###`: ({path: content} of the scripts, the driver call)."""
     call = clang_args(layout, args)
     _, parsed = clang_dryrun.parse(clang_dryrun.run(clang, call, cwd=cwd))
-    out = for_source(parsed, layout)
+    out = for_source(parsed, layout, clang)
     out[layout.module_id_file] = compile_scripts.module_id_of(layout)
     out[layout.nvcc_args_file] = json.dumps({"clang": clang, "args": call}, indent=1) + "\n"
     return out

@@ -13,6 +13,9 @@ from tools.nvcc_plan import stages
 # `clang -### -x cuda --cuda-path=external/cuda --cuda-gpu-arch=sm_80 --cuda-gpu-arch=sm_86
 # --cuda-gpu-arch=sm_90 --no-cuda-include-ptx=all --cuda-include-ptx=sm_90 ... -c pkg/k.cu -o _cuda/k/k/k.o`
 _PLAN = "clang21_cuda12.4_3arch.txt"
+# The same with -fgpu-rdc --no-offload-new-driver, for pkg/s.cu at sm_80,sm_90 (-o _cuda/s/s/s.o).
+_RDC_PLAN = "clang21_cuda12.4_rdc.txt"
+_DRIVER = "/opt/clang/bin/clang"
 _ARCHS = [
     stages.Arch("compute_80", ("sm_80",)),
     stages.Arch("compute_86", ("sm_86",)),
@@ -26,24 +29,24 @@ def _read(name):
         return f.read()
 
 
-def _layout(archs=_ARCHS, table="clang"):
-    directory = "_cuda/k/k"
+def _layout(archs=_ARCHS, table="clang", stem="k", rdc=False):
+    directory = "_cuda/%s/%s" % (stem, stem)
     return layout_lib.CompileLayout(
-        label="@@//pkg:k",
-        display_label="//pkg:k",
-        src="pkg/k.cu",
-        src_short_path="pkg/k.cu",
-        stem="k",
+        label="@@//pkg:" + stem,
+        display_label="//pkg:" + stem,
+        src="pkg/%s.cu" % stem,
+        src_short_path="pkg/%s.cu" % stem,
+        stem=stem,
         directory=directory,
         toolkit_root="external/cuda",
         archs=archs,
-        rdc=False,
-        link_marker="",
+        rdc=rdc,
+        link_marker="rules_cuda_stages__no_device_link_for__pkg_s__pkg_s_cu" if rdc else "",
         pinned_arch_list="",
         user_options=[],
-        files={k: os.path.join(directory, v) for k, v in stages.compile_files("k", archs, stages.CLANG_TABLE).items()},
+        files={k: os.path.join(directory, v) for k, v in stages.compile_files(stem, archs, stages.CLANG_TABLE).items()},
         scripts={
-            k: os.path.join(directory, v) for k, v in stages.compile_script_paths(archs, False, stages.CLANG_TABLE).items()
+            k: os.path.join(directory, v) for k, v in stages.compile_script_paths(archs, rdc, stages.CLANG_TABLE).items()
         },
         table=table,
     ).validate()
@@ -82,14 +85,14 @@ class ScriptsTest(unittest.TestCase):
 
     def test_every_declared_script_and_no_temporary_file(self):
         layout = _layout()
-        out = self.lib.for_source(self.plan, layout)
+        out = self.lib.for_source(self.plan, layout, _DRIVER)
         self.assertEqual(sorted(out), sorted(layout.scripts.values()))
         for content in out.values():
             self.assertNotIn(clang_dryrun.PLAN_TMPDIR, content)
 
     def test_declared_files_in_the_commands(self):
         layout = _layout()
-        out = self.lib.for_source(self.plan, layout)
+        out = self.lib.for_source(self.plan, layout, _DRIVER)
         files = layout.files
         device = out[layout.scripts["clang_device/compute_90"]]
         self.assertIn("-target-cpu sm_90", device)
@@ -114,7 +117,7 @@ class ScriptsTest(unittest.TestCase):
     def test_ptx_only_arch_runs_no_ptxas(self):
         archs = _ARCHS[:2] + [stages.Arch("compute_90", (), ptx=True)]
         layout = _layout(archs)
-        out = self.lib.for_source(self.plan, layout)
+        out = self.lib.for_source(self.plan, layout, _DRIVER)
         self.assertNotIn("ptxas/compute_90/sm_90", layout.scripts)
         fat = out[layout.scripts["fatbinary"]]
         self.assertNotIn("sm=90,file=" + layout.files["ptx/compute_90"].replace(".ptx", ".cubin"), fat)
@@ -124,12 +127,12 @@ class ScriptsTest(unittest.TestCase):
     def test_plan_with_other_archs_fails(self):
         layout = _layout(_ARCHS[:2] + [stages.Arch("compute_89", ("sm_89",), ptx=True)])
         with self.assertRaisesRegex(scripts_lib.PlanMismatch, "device compiles for"):
-            self.lib.for_source(self.plan, layout)
+            self.lib.for_source(self.plan, layout, _DRIVER)
 
     def test_embedded_ptx_must_match(self):
         layout = _layout(_ARCHS[:2] + [stages.Arch("compute_90", ("sm_90",))])
         with self.assertRaisesRegex(scripts_lib.PlanMismatch, "embeds the PTX of"):
-            self.lib.for_source(self.plan, layout)
+            self.lib.for_source(self.plan, layout, _DRIVER)
 
     def test_a_virtual_arch_with_another_real_arch_fails(self):
         layout = _layout([stages.Arch("compute_80", ("sm_86",))])
@@ -140,7 +143,50 @@ class ScriptsTest(unittest.TestCase):
         layout = _layout()
         layout.table = "compile"
         with self.assertRaisesRegex(scripts_lib.PlanMismatch, "compile table"):
-            self.lib.for_source(self.plan, layout)
+            self.lib.for_source(self.plan, layout, _DRIVER)
+
+
+class RelocatableTest(unittest.TestCase):
+    """-fgpu-rdc with the old offload driver: nvlink device-links each arch's relocatable cubin."""
+
+    def setUp(self):
+        from tools.nvcc_plan import clang_scripts
+
+        self.lib = clang_scripts
+        _, self.plan = clang_dryrun.parse(_read(_RDC_PLAN))
+        self.archs = [stages.Arch("compute_80", ("sm_80",)), stages.Arch("compute_90", ("sm_90",))]
+
+    def test_scripts(self):
+        layout = _layout(self.archs, stem="s", rdc=True)
+        out = self.lib.for_source(self.plan, layout, _DRIVER)
+        self.assertEqual(sorted(out), sorted(layout.scripts.values()))
+        files = layout.files
+        self.assertIn("-fgpu-rdc", out[layout.scripts["clang_host"]])
+        # ptxas writes relocatable code (-c).
+        self.assertTrue(out[layout.scripts["ptxas/compute_90/sm_90"]].rstrip().endswith(" -c"))
+        embed = out[layout.scripts["clang_embed"]]
+        self.assertIn('"$1" __nv_relfatbin %s %s "$tmp/spliced.o"' % (files["fatbin"], files["host_obj"]), embed)
+        self.assertIn("section(\"%s\")" % self.lib.CHECK_SECTION, embed)
+        self.assertIn(layout.link_marker, embed)
+        self.assertIn(
+            '%s -r -nostdlib -Wl,--build-id=none -o %s "$tmp/check.o" "$tmp/spliced.o"' % (_DRIVER, files["obj"]), embed
+        )
+        device_object = out[layout.scripts[stages.DEVICE_OBJECT_SCRIPT]]
+        self.assertIn("-D__NV_MODULE_ID=" + self.lib.rdc_module_id("pkg/s.cu"), device_object)
+        self.assertIn("--device-c", device_object)
+        self.assertIn("--image3=kind=$1,sm=$2,file=$3", device_object)
+        self.assertNotIn("--create", device_object)
+        self.assertIn(_DRIVER + " -c -x c++", device_object)
+
+    def test_module_id(self):
+        # "__nv_" + hex of the low 64 bits (little-endian) of MD5("<main file>;__cuda_fatbin_wrapper"):
+        # what clang 21 wrote in tests/clang/rdc_kernel.cu's object (//tests/clang:clang_rdc_fidelity_test).
+        self.assertEqual(self.lib.rdc_module_id("tests/clang/rdc_kernel.cu"), "__nv_d484b9f52ff19f3f")
+
+    def test_whole_program_layout_with_a_relocatable_plan_fails(self):
+        layout = _layout(self.archs, stem="s", rdc=False)
+        with self.assertRaisesRegex(scripts_lib.PlanMismatch, "clang plans relocatable device code, the rule declared whole-program"):
+            self.lib.for_source(self.plan, layout, _DRIVER)
 
 
 if __name__ == "__main__":

@@ -10,12 +10,15 @@ def clang_embed_action(actions, stage, inst, unit):
     CudaClangHost compiled the host side against an empty fatbinary, so it
     waits for no device stage; this stage gives the object clang's own
     one-shot compile writes, byte for byte. Its key is the script (the
-    section and the files), the splice tool and the two inputs.
+    section and the files), the splice tool and the two inputs; for
+    relocatable code also the C++ toolchain's files: its clang compiles the
+    check symbol only a device link defines and joins it to the object
+    (clang_scripts.embed_script).
 
     Args:
       actions: ctx.actions.
       stage: its record of the stage table (stages.bzl).
       inst: the instance (layout.stage_instances).
-      unit: the source's unit: clang_embed, the splice tool (FilesToRunProvider).
+      unit: the source's unit: clang_embed, the splice tool (FilesToRunProvider); rdc.
     """
-    run_stage(actions, stage, inst, unit, tool = unit.clang_embed)
+    run_stage(actions, stage, inst, unit, more_inputs = [unit.cc_files] if unit.rdc else [], tool = unit.clang_embed)

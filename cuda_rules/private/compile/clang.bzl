@@ -7,6 +7,7 @@ stages of stages.bzl's CLANG_TABLE replay its jobs.
 """
 
 load("@bazel_skylib//rules:common_settings.bzl", "BuildSettingInfo")
+load("//cuda_rules/private:compile/host_flags.bzl", "classify_host_flags")
 load("//cuda_rules/private:compile/nvcc_args.bzl", "CANONICAL_EXECROOT", "join_path")
 load("//cuda_rules/private:device_debug.bzl", "device_debug_requested")
 load("//cuda_rules/private:labels.bzl", "display_label")
@@ -22,6 +23,9 @@ CLANG_CUDA_PAIRS = {
 }
 
 _COMPILER_FLAG = "--@rules_cuda_stages//cuda_rules:compiler"
+
+# clang options that choose relocatable device code or its offload driver: rdc = True does.
+_RDC_FLAGS = ["-fgpu-rdc", "-fno-gpu-rdc", "-fcuda-rdc", "-fno-cuda-rdc", "--offload-new-driver", "--no-offload-new-driver"]
 
 def _pairs_text():
     return ", ".join(["clang {} with CUDA {}".format(c, " or ".join(v)) for c, v in sorted(CLANG_CUDA_PAIRS.items())])
@@ -91,15 +95,6 @@ def check_clang(ctx, cc_toolchain, cuda, archs, staged):
                 "device LTO IR is nvcc's" if v.lto else "clang's PTX for {} is assembled for {} only".format(gpu, gpu),
             ))
 
-def check_clang_rdc(ctx):
-    """Fails analysis for relocatable device code with clang (not staged yet).
-
-    Args:
-      ctx: the rule context.
-    """
-    fail(("{}: relocatable device code (rdc = True, device links) is not compiled by clang in stages yet. " +
-          "Fix: compile this target with nvcc ({}=nvcc), or drop rdc = True.").format(display_label(ctx.label), _COMPILER_FLAG))
-
 def clang_options(ctx, toolchain_flags, attrs):
     """The target's clang options: the C++ toolchain's flags, the build's and the target's.
 
@@ -113,28 +108,40 @@ def clang_options(ctx, toolchain_flags, attrs):
       attrs: struct from make_variables.expanded_attributes.
 
     Returns:
-      struct like nvcc_args.nvcc_options, toolchain_flags a list.
+      struct like nvcc_args.nvcc_options; toolchain_flags is struct(clang: the
+      list, for clang's driver; host: what nvcc's host compile of a device
+      link's stub gets, as for nvcc's targets).
     """
     if "cuda_device_debug" in ctx.features or device_debug_requested(ctx.label, ctx.attr._device_debug[BuildSettingInfo].value):
         fail(("{}: device debugging (--@rules_cuda_stages//cuda_rules:device_debug, the cuda_device_debug feature) is nvcc's -G. " +
               "Fix: with clang, put clang's `-g --cuda-noopt-device-debug` in copts.").format(display_label(ctx.label)))
     if ctx.file.optf:
         fail("{}: optf is an nvcc options file; clang takes no such file. Fix: put the options in copts.".format(display_label(ctx.label)))
+    for flag in ctx.attr._copts[BuildSettingInfo].value + attrs.copts + attrs.host_copts:
+        if flag in _RDC_FLAGS:
+            fail(("{}: {} in the options: whether device code is relocatable is the target's rdc attribute " +
+                  "(with clang: -fgpu-rdc and the old offload driver, device-linked by nvlink). Fix: set rdc = True " +
+                  "(or leave it False) instead of passing {}.").format(display_label(ctx.label), flag, flag))
     return struct(
         copts = ctx.attr._copts[BuildSettingInfo].value + attrs.copts,
         host_copts = ctx.attr._host_copts[BuildSettingInfo].value + attrs.host_copts,
         ptxasopts = attrs.ptxasopts,
         local_defines = attrs.local_defines,
         optf = None,
-        toolchain_flags = toolchain_flags,
+        toolchain_flags = struct(
+            clang = toolchain_flags,
+            host = classify_host_flags(toolchain_flags, nvcc_sets_std = False).host,
+        ),
     )
 
-def clang_common_args(ctx, t):
+def clang_common_args(ctx, t, rdc):
     """clang's driver arguments for every .cu file of a target (not the source and output).
 
     Args:
       ctx: the rule context.
       t: the target context (target.bzl).
+      rdc: whether the device code is relocatable: clang's -fgpu-rdc, with the
+        old offload driver, whose objects nvlink device-links (device_link.bzl).
 
     Returns:
       Args.
@@ -151,6 +158,10 @@ def clang_common_args(ctx, t):
     # PTX exactly where the archs say (clang 21's default embeds none).
     args.add("--no-cuda-include-ptx=all")
     args.add_all(["--cuda-include-ptx=sm_" + v.virtual[len("compute_"):] for v in t.archs.virtuals if v.ptx])
+    if rdc:
+        # clang 21's default for -fgpu-rdc, the new offload driver, links with
+        # clang-linker-wrapper; the old one writes nvcc's kind of relocatable object.
+        args.add_all(["-fgpu-rdc", "--no-offload-new-driver"])
 
     # The working directory every stage records (debug info), the same in every sandbox and checkout.
     args.add("-ffile-compilation-dir=" + CANONICAL_EXECROOT)
@@ -159,7 +170,7 @@ def clang_common_args(ctx, t):
     args.add("-Wno-unknown-cuda-version")
 
     # The C++ toolchain's flags first (the build's and the target's options below win).
-    args.add_all(options.toolchain_flags)
+    args.add_all(options.toolchain_flags.clang)
     args.add("-fPIC")
     args.add_all(options.copts)
     args.add_all(options.host_copts, before_each = "-Xarch_host")

@@ -111,6 +111,14 @@ def device_link(ctx, tc, inputs, non_rdc, dlinkopts, host_flags):
                 have = ", ".join(sorted(have, key = arch_sort_key)),
                 all = ", ".join(archs),
             ))
+    clang_sources = {}  # the source as clang's host compile spelled it -> label
+    for label, src, main_file in {(i.label, i.src, i.clang_main_file): None for i in inputs if i.clang_main_file}.keys():
+        other = clang_sources.setdefault(main_file, label)
+        if other != label:
+            fail(("{link}: {src} is relocatable device code of both {a} and {b}, compiled by clang: clang names a " +
+                  "relocatable module after its source file alone, so nvlink cannot link both. Fix: compile the file " +
+                  "in one cuda_library and depend on it from the other, or compile one of them with nvcc " +
+                  "(its module ids name the target).").format(link = ctx.label, src = src, a = other, b = label))
     if cuda.nvlink == None:
         fail("{}: the CUDA toolkit has no bin/nvlink, which device linking needs. Fix: use a complete toolkit.".format(ctx.label))
 

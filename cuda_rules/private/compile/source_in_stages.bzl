@@ -108,11 +108,12 @@ def compile_source_in_stages(ctx, t, c, src):
         plan_outputs = scripts.values() + [files[o.key] for o in table.plan_outputs],
         nvcc_inputs = c.nvcc_inputs,
         clang_embed = t.clang_embed,
+        rdc = c.rdc,
     )
     if clang:
         plan_action(ctx.actions, t, unit, "clang_compile", [c.nvcc_args, in_params_file(clang_source_args(ctx.actions, src, files["obj"]))])
         run_stages(ctx.actions, unit)
-        return _compiled(ctx, d, src, archs, c.rdc, table)
+        return _compiled(ctx, d, src, archs, c.rdc, table, clang_main_file = src.path)
 
     src_args = in_params_file(ctx.actions.args())
     src_args.add_all(language_flags(src))
@@ -122,8 +123,12 @@ def compile_source_in_stages(ctx, t, c, src):
     run_stages(ctx.actions, unit)
     return _compiled(ctx, d, src, archs, c.rdc, table)
 
-def _compiled(ctx, d, src, archs, rdc, table):
-    """What a source's stages made, as the target's providers list it."""
+def _compiled(ctx, d, src, archs, rdc, table, clang_main_file = ""):
+    """What a source's stages made, as the target's providers list it.
+
+    clang_main_file: for a clang-compiled source, its path as clang's host
+    compile spells it, which alone names its relocatable module (clang_scripts.rdc_module_id).
+    """
     files = d.files
     obj = files["obj"]
     device_link_inputs = []
@@ -143,6 +148,7 @@ def _compiled(ctx, d, src, archs, rdc, table):
                     label = display_label(ctx.label),
                     src = src.short_path,
                     marker = link_marker(ctx.label, src),
+                    clang_main_file = clang_main_file,
                 )
                 for i in images
             ]

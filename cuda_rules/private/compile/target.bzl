@@ -6,7 +6,7 @@ load("@rules_cc//cc/common:cc_common.bzl", "cc_common")
 load("@rules_cc//cc/common:cc_info.bzl", "CcInfo")
 load("//cuda_rules/private:actions/plan.bzl", "in_params_file")
 load("//cuda_rules/private:archs.bzl", "device_link_archs", "parse_archs", "pinned_arch_list", "toolkit_archs_error")
-load("//cuda_rules/private:compile/clang.bzl", "check_clang", "check_clang_rdc", "clang_common_args", "clang_options")
+load("//cuda_rules/private:compile/clang.bzl", "check_clang", "clang_common_args", "clang_options")
 load("//cuda_rules/private:compile/host_flags.bzl", "classify_host_flags", "toolchain_compile_flags")
 load("//cuda_rules/private:compile/make_variables.bzl", "expanded_attributes")
 load("//cuda_rules/private:compile/nvcc_args.bzl", "join_path", "nvcc_common_args", "nvcc_options")
@@ -374,13 +374,7 @@ def compile_cu(ctx, t, rdc, variant):
     if not cu_srcs:
         return out
     if t.compiler == "clang":
-        if rdc and variant == "_cuda_rdc":
-            # cuda_objects declares its relocatable variant for a cuda_library(rdc = True)
-            # above it, which fails with clang itself (check_clang_rdc): nothing to compile.
-            return out
-        if rdc:
-            check_clang_rdc(ctx)
-        nvcc_args = clang_common_args(ctx, t)
+        nvcc_args = clang_common_args(ctx, t, rdc)
     else:
         nvcc_args = nvcc_common_args(ctx, t, rdc)
     if t.staged:
@@ -413,7 +407,7 @@ def compile_cu(ctx, t, rdc, variant):
             if rdc:
                 # nvlink takes each arch's code out of the object's fatbinary.
                 out.device_link_inputs.extend([
-                    struct(arch = a, kind = "object", image = obj, script = None, object = obj, label = display_label(ctx.label), src = src.short_path, marker = "")
+                    struct(arch = a, kind = "object", image = obj, script = None, object = obj, label = display_label(ctx.label), src = src.short_path, marker = "", clang_main_file = "")
                     for a in device_link_archs(t.archs)
                 ])
     return out

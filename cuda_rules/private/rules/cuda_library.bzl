@@ -4,7 +4,6 @@ load("@rules_cc//cc:find_cc_toolchain.bzl", "use_cc_toolchain")
 load("@rules_cc//cc/common:cc_common.bzl", "cc_common")
 load("@rules_cc//cc/common:cc_info.bzl", "CcInfo")
 load("//cuda_rules/private:actions/index.bzl", "stage_exec_groups")
-load("//cuda_rules/private:compile/clang.bzl", "check_clang_rdc")
 load(
     "//cuda_rules/private:compile/device_link.bzl",
     "collect_device_link_inputs",
@@ -36,8 +35,6 @@ def _cuda_library_impl(ctx):
     check_link_options(ctx.label, linkopts)
     rdc = ctx.attr.rdc
     check_lto(ctx, t.archs, rdc)
-    if rdc and t.compiler == "clang":
-        check_clang_rdc(ctx)
 
     own = compile_cu(ctx, t, rdc = rdc, variant = "_cuda")
 
