@@ -68,6 +68,10 @@ def _resolve_test_impl(ctx):
     for part in ["compiles compute_89, outside the shipped set (" + CI, "own __CUDA_ARCH_LIST__ (890,900)", "will not reuse CI's cached stages", "Fix: choose archs from the shipped set"]:
         asserts.true(env, part in c.notice, "notice lacks '{}': {}".format(part, c.notice))
 
+    # clang defines no __CUDA_ARCH_LIST__: archs outside the shipped set reuse CI's stages, no notice.
+    c = resolve_arch_config("sm_89,sm_90", CI, None, "clang")
+    asserts.equals(env, "", c.notice)
+
     # native, GPUs found: compiled for them, pinned when they are shipped.
     c = resolve_arch_config("native", CI, {"archs": ["sm_86", "sm_90"], "source": "driver", "reasons": []})
     asserts.equals(env, ["sm_86", "sm_90"], _reals(c.archs))

@@ -31,13 +31,15 @@ def _native_notice(detected, shipped_spec):
         shipped = shipped_spec,
     )
 
-def resolve_arch_config(archs_value, shipped_value, detected):
+def resolve_arch_config(archs_value, shipped_value, detected, compiler = "nvcc"):
     """The arch configuration from the flags' values (pure: no ctx, for tests and the rule).
 
     Args:
       archs_value: //cuda_rules:archs: "shipped", "native" or an arch string.
       shipped_value: //cuda_rules:shipped_archs.
       detected: for "native", the detection result (dict: archs, source, reasons), else None.
+      compiler: //cuda_rules:compiler. clang defines no __CUDA_ARCH_LIST__, so its
+        stages reuse CI's for any archs: no notice for archs outside the shipped set.
 
     Returns:
       struct(error = message or None, and the fields of CudaArchConfigInfo).
@@ -72,7 +74,7 @@ def resolve_arch_config(archs_value, shipped_value, detected):
             ))
     pinned = pinned_arch_list(archs, shipped)
     outside = outside_shipped(archs, shipped)
-    if outside:
+    if outside and compiler != "clang":
         notices.append((
             "rules_cuda_stages: this build compiles {outside}, outside the shipped set ({shipped}; {shipped_origin}). " +
             "Its cuda_library targets therefore use their own __CUDA_ARCH_LIST__ ({own}) instead of the shipped set's " +
@@ -105,7 +107,7 @@ def _arch_config_impl(ctx):
     value = ctx.attr._archs[BuildSettingInfo].value
     if value == "native" and detected == None:
         fail("rules_cuda_stages: {}=native, but //cuda_rules:arch_config got no detection result.".format(ARCHS_FLAG))
-    config = resolve_arch_config(value, ctx.attr._shipped_archs[BuildSettingInfo].value, detected)
+    config = resolve_arch_config(value, ctx.attr._shipped_archs[BuildSettingInfo].value, detected, ctx.attr._compiler[BuildSettingInfo].value)
     if config.error:
         fail(config.error)
     if config.notice:
@@ -130,6 +132,7 @@ arch_config = rule(
             providers = [BuildSettingInfo],
         ),
         "_archs": attr.label(default = "//cuda_rules:archs"),
+        "_compiler": attr.label(default = "//cuda_rules:compiler"),
         "_shipped_archs": attr.label(default = "//cuda_rules:shipped_archs"),
     },
     provides = [CudaArchConfigInfo],
