@@ -54,10 +54,7 @@ class Bench:
     def __init__(self, opts):
         self.opts = opts
         self.jobs = opts.jobs or os.cpu_count()
-        out_base = subprocess.run([BAZELW, "info", "output_base"], cwd=REPO, check=True, stdout=subprocess.PIPE,
-                                  stderr=subprocess.DEVNULL, text=True).stdout.strip()
-        # Under the output user root, which tools/bazelw mounts at the same path in its root.
-        self.scratch = os.path.join(os.path.dirname(out_base), "rules_cuda_stages_clang_bench")
+        self.scratch = os.path.join(lib.bazel_user_root(BAZELW, REPO), "rules_cuda_stages_clang_bench")
         self.output_base = os.path.join(self.scratch, "output_base")
         self.corpus = os.path.join(self.scratch, "corpus")
         self.doc = {"machine": {}, "runs": []}
@@ -118,8 +115,7 @@ class Bench:
         }
 
     def server_cpu(self):
-        with open("/proc/%d/stat" % self.server_pid) as f:
-            return lib.parse_proc_stat(f.read(), os.sysconf("SC_CLK_TCK"))
+        return lib.process_cpu(self.server_pid)
 
     def record(self, run):
         run["time"] = time.strftime("%Y-%m-%dT%H:%M:%S")

@@ -73,11 +73,7 @@ class Bench:
     def __init__(self, opts):
         self.opts = opts
         self.jobs = opts.jobs or os.cpu_count()
-        out_base = subprocess.run([BAZELW, "info", "output_base"], cwd=REPO, check=True, stdout=subprocess.PIPE,
-                                  stderr=subprocess.DEVNULL, text=True).stdout.strip()
-        # Under the output user root: the wrapper mounts it at the same path, so
-        # Bazel sees these paths in either mode.
-        self.scratch = os.path.join(os.path.dirname(out_base), "rules_cuda_stages_compile_bench")
+        self.scratch = os.path.join(lib.bazel_user_root(BAZELW, REPO), "rules_cuda_stages_compile_bench")
         self.output_base = os.path.join(self.scratch, "output_base")
         self.corpus = os.path.join(self.scratch, "corpus")
         self.results_path = os.path.join(opts.out, "results-%s.json" % opts.name)
@@ -151,8 +147,7 @@ class Bench:
         return f
 
     def server_cpu(self):
-        with open("/proc/%d/stat" % self.server_pid) as f:
-            return lib.parse_proc_stat(f.read(), os.sysconf("SC_CLK_TCK"))
+        return lib.process_cpu(self.server_pid)
 
     def timed_build(self, rep, variant, scenario, archs, staged, cache, shipped=None, exec_log=True, targets=TARGETS):
         exec_log = exec_log and os.path.join(self.scratch, "%s.%s.%s.%d.json" % (variant, scenario, archs.count(",") + 1, rep))

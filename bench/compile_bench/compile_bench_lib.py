@@ -1,10 +1,14 @@
 """Pure logic of bench/run: CPU accounting of a Bazel server, medians, paired ratios, tables.
 
 Standard library only: bench/run runs it with the host's python3, the GPU
-machine without Bazel, and the unit test under Bazel.
+machine without Bazel, and the unit test under Bazel. Besides the logic, the
+two reads every Bazel harness of bench/run makes (bazel_user_root,
+process_cpu).
 """
 
+import os
 import statistics
+import subprocess
 
 from tools.nvcc_plan import stages
 
@@ -33,6 +37,24 @@ def parse_proc_stat(text, ticks_per_s):
     except (IndexError, ValueError):
         raise StatError("not a /proc/<pid>/stat line: %r" % text[:80])
     return (utime + stime) / ticks_per_s, (cutime + cstime) / ticks_per_s
+
+
+def process_cpu(pid):
+    """(own, children) CPU seconds of a running process, e.g. the Bazel server (parse_proc_stat)."""
+    with open("/proc/%d/stat" % pid) as f:
+        return parse_proc_stat(f.read(), os.sysconf("SC_CLK_TCK"))
+
+
+def bazel_user_root(bazelw, repo):
+    """The output user root of `bazelw` in `repo` (the parent of its output base).
+
+    tools/bazelw mounts it at the same path in its root filesystem, so a
+    harness's scratch output base and files under it have one path for Bazel
+    in either of the wrapper's modes.
+    """
+    out_base = subprocess.run([bazelw, "info", "output_base"], cwd=repo, check=True, stdout=subprocess.PIPE,
+                              stderr=subprocess.DEVNULL, text=True).stdout.strip()
+    return os.path.dirname(out_base)
 
 
 def median(values):

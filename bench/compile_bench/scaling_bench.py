@@ -74,11 +74,7 @@ class ScalingBench:
         self.opts = opts
         self.cases = cases
         self.jobs = opts.jobs or os.cpu_count()
-        out_base = subprocess.run([BAZELW, "info", "output_base"], cwd=REPO, check=True, stdout=subprocess.PIPE,
-                                  stderr=subprocess.DEVNULL, text=True).stdout.strip()
-        # Under the output user root: tools/bazelw mounts it at the same path,
-        # so Bazel sees these paths in either of its modes.
-        user_root = os.path.dirname(out_base)
+        user_root = lib.bazel_user_root(BAZELW, REPO)
         self.scratch = os.path.join(user_root, "rules_cuda_stages_scaling_bench")
         self.output_base = os.path.join(self.scratch, "output_base")
         self.logs_dir = opts.logs_dir or os.path.join(user_root, "rules_cuda_stages_scaling_logs", opts.name)
@@ -177,8 +173,7 @@ class ScalingBench:
         return scaling_lib.parse_heap_mb(self.bazel("info", "used-heap-size-after-gc", capture=True))
 
     def server_cpu(self):
-        with open("/proc/%d/stat" % self.server_pid) as f:
-            return lib.parse_proc_stat(f.read(), os.sysconf("SC_CLK_TCK"))
+        return lib.process_cpu(self.server_pid)
 
     def measured_build(self, flags):
         """A timed build; returns (wall, CPU of the server's children, the server's own CPU)."""

@@ -29,7 +29,6 @@ renumbered by the join. And the module id the device link's objects carry
 import json
 import os
 import re
-import struct
 import subprocess
 import sys
 import tempfile
@@ -39,6 +38,7 @@ from absl import app
 from absl import flags
 from runfiles import runfiles
 
+from tools.nvcc_plan import elf_splice
 from tools.nvcc_plan import layout as layout_lib
 from tools.nvcc_plan import stages
 
@@ -100,14 +100,9 @@ _CONTENT_TYPES = (1, 14, 15, 7)
 
 def elf_sections(data):
     """{name: bytes} of a little-endian ELF64 object's sections that hold contents (_CONTENT_TYPES)."""
-    shoff, = struct.unpack_from("<Q", data, 0x28)
-    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 0x3A)
-    headers = [struct.unpack_from("<IIQQQQIIQQ", data, shoff + i * shentsize) for i in range(shnum)]
-    names = headers[shstrndx]
+    _, headers, names = elf_splice.read_sections(data)
     out = {}
-    for h in headers:
-        name_end = data.index(b"\0", names[4] + h[0])
-        name = data[names[4] + h[0] : name_end].decode()
+    for name, h in zip(names, headers):
         if h[1] in _CONTENT_TYPES and h[5]:
             if name in out:
                 raise AssertionError("two sections named %s" % name)

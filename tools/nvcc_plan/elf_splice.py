@@ -51,24 +51,32 @@ def _layout(order, shdrs, sizes, start):
     return offsets, cur
 
 
-def splice(obj, section, data):
+def read_sections(obj):
+    """(ELF header fields, section headers as lists, section names) of a little-endian ELF64 relocatable object.
+
+    Section header fields: sh_name, sh_type, sh_flags, sh_addr, sh_offset,
+    sh_size, sh_link, sh_info, sh_addralign, sh_entsize. Anything else than
+    such an object raises SpliceError.
+    """
     if obj[:4] != b"\x7fELF" or obj[4] != 2 or obj[5] != 1:
         raise SpliceError("not a little-endian ELF64 object")
-    (ident, e_type, machine, version, entry, phoff, shoff, flags, ehsize, phentsize, phnum, shentsize, shnum,
-     shstrndx) = _EHDR.unpack_from(obj, 0)
+    ehdr = _EHDR.unpack_from(obj, 0)
+    e_type, phnum, shoff, shentsize, shnum, shstrndx = ehdr[1], ehdr[10], ehdr[6], ehdr[11], ehdr[12], ehdr[13]
     if e_type != 1 or phnum != 0:
         raise SpliceError("not a relocatable object (ET_REL without program headers)")
     if shentsize != _SHDR.size or shnum == 0 or shstrndx >= shnum:
         raise SpliceError("unexpected section header table")
     shdrs = [list(_SHDR.unpack_from(obj, shoff + i * shentsize)) for i in range(shnum)]
     strtab = shdrs[shstrndx]
-    names = obj[strtab[4] : strtab[4] + strtab[5]]
+    table = obj[strtab[4] : strtab[4] + strtab[5]]
+    names = [table[h[0] : table.index(b"\0", h[0])].decode() for h in shdrs]
+    return ehdr, shdrs, names
 
-    def name(i):
-        start = shdrs[i][0]
-        return names[start : names.index(b"\0", start)].decode()
 
-    matches = [i for i in range(1, shnum) if name(i) == section]
+def splice(obj, section, data):
+    (ident, e_type, machine, version, entry, phoff, shoff, flags, ehsize, phentsize, phnum, shentsize, shnum,
+     shstrndx), shdrs, names = read_sections(obj)
+    matches = [i for i in range(1, shnum) if names[i] == section]
     if not matches:
         # clang registers nothing for a source without kernels or device
         # variables (whole-program code): no section, and its one-shot object
