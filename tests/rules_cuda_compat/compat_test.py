@@ -9,7 +9,13 @@ With --@rules_cuda_stages//cuda_rules:enable=false, as with rules_cuda's
    the other branch (CUDA_NOT_ENABLED);
 3. a requires_cuda() target named on the command line fails as incompatible;
 4. rules_cuda's hand-made toolchain definitions (cuda_toolkit(), ...) fail
-   naming the module extension that replaces them.
+   naming the module extension that replaces them;
+5. solver/, a library in rules_cuda 0.3's idioms whose GPU code is behind its
+   own flag and rules_cuda's settings (@local_cuda//:valid_toolchain_found,
+   :is_valid_toolchain_found, :rules_are_enabled, ...), builds with and without
+   that flag: with it and CUDA on, its C code calls the CUDA runtime and its
+   dynamically linked cc_test links (the runtime's default serves both link
+   modes); with it and CUDA off, the whole module builds its CPU path.
 The same targets with CUDA on are built and tested by the root module
 (//tests/rules_cuda_compat:consumer_tests, compat_analysis_tests).
 """
@@ -22,6 +28,7 @@ import unittest
 from tests.e2e import checkout_lib
 
 DISABLED = "--@rules_cuda_stages//cuda_rules:enable=false"
+GPU = "--//solver:gpu=True"
 
 
 class CompatTest(unittest.TestCase):
@@ -39,10 +46,14 @@ class CompatTest(unittest.TestCase):
         cls.output_base = os.path.join(tmp, "output_base")
         try:
             cls.build = cls._bazel("build", DISABLED, "//...")
+            cls.build_gpu_flag_cuda_off = cls._bazel("build", DISABLED, GPU, "//...")
+            cls.build_gpu = cls._bazel("build", GPU, "--@rules_cuda_stages//cuda_rules:archs=sm_90", "//solver/...")
+            cls.gpu_bin = cls._bazel("info", GPU, "--@rules_cuda_stages//cuda_rules:archs=sm_90", "bazel-bin").stdout.strip()
             cls.run_main = cls._bazel("run", DISABLED, "//if_cuda:main")
             cls.bin = cls._bazel("info", DISABLED, "bazel-bin").stdout.strip()
             cls.external = os.path.join(cls._bazel("info", "output_base").stdout.strip(), "external")
             cls.incompatible = cls._bazel("build", DISABLED, "//if_cuda:cuda_only")
+            cls.windows_only = cls._bazel("build", "//solver:windows_runtime")
             os.makedirs(os.path.join(cls.consumer, "toolchain"))
             with open(os.path.join(cls.consumer, "toolchain", "BUILD.bazel"), "w") as f:
                 f.write('load("@rules_cuda_stages//cuda_rules:defs.bzl", "cuda_toolkit")\n'
@@ -80,6 +91,26 @@ class CompatTest(unittest.TestCase):
         self.assertNotEqual(self.incompatible.returncode, 0)
         self.assertIn("//if_cuda:cuda_only", self.incompatible.stderr)
         self.assertIn("incompatible", self.incompatible.stderr)
+
+    def test_gpu_flag_with_cuda_off_builds_everything_on_the_cpu_path(self):
+        self.assertEqual(self.build_gpu_flag_cuda_off.returncode, 0, self.build_gpu_flag_cuda_off.stderr[-4000:])
+        self.assertTrue(os.path.exists(os.path.join(self.bin, "solver/solver_test")))
+
+    def test_gpu_flag_with_cuda_on_links_the_runtime_into_a_dynamic_test(self):
+        self.assertEqual(self.build_gpu.returncode, 0, self.build_gpu.stderr[-4000:])
+        test = os.path.join(self.gpu_bin, "solver/solver_test")
+        needed = subprocess.run(["readelf", "-d", test], capture_output=True, text=True).stdout
+        # Linked dynamically (Bazel's default for tests), the runtime too: the
+        # static runtime's symbols are hidden from the library's shared object.
+        self.assertIn("libsolver.so", needed)
+        self.assertIn("libcudart.so", needed)
+        # The kernel was compiled in stages.
+        self.assertTrue(os.path.exists(os.path.join(self.gpu_bin, "solver/libaxpy_kernel.a")), os.listdir(os.path.join(self.gpu_bin, "solver")))
+
+    def test_a_windows_import_library_is_incompatible(self):
+        self.assertNotEqual(self.windows_only.returncode, 0)
+        self.assertIn("//solver:windows_runtime", self.windows_only.stderr)
+        self.assertIn("incompatible", self.windows_only.stderr)
 
     def test_rules_cuda_toolchain_definitions_name_the_extension(self):
         self.assertNotEqual(self.toolkit_macro.returncode, 0)

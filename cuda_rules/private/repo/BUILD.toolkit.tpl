@@ -2,7 +2,7 @@
 load("@rules_cc//cc:cc_import.bzl", "cc_import")
 load("@rules_cc//cc:cc_library.bzl", "cc_library")
 load("@rules_cuda_stages//cuda_rules:toolchain.bzl", "cuda_toolchain")
-load("@rules_cuda_stages//cuda_rules/private/repo:generated.bzl", "cuda_link_stub", "cuda_missing_component")  # @unused
+load("@rules_cuda_stages//cuda_rules/private/repo:generated.bzl", "cuda_bool_setting", "cuda_link_stub", "cuda_missing_component")  # @unused
 
 package(default_visibility = ["//visibility:public"])
 
@@ -144,17 +144,27 @@ cc_library(
     includes = ["include"] + (["%{cccl_include}"] if "%{cccl_include}" != "include" else []),
 )
 
-cc_import(
-    name = "cudart_static_lib",
-    static_library = "lib/libcudart_static.a",
-)
-
 # The CUDA runtime, linked statically (what nvcc links by default).
 cc_library(
     name = "cudart_static",
     linkopts = ["-ldl", "-lpthread", "-lrt"],
     deps = [
         ":cudart_static_lib",
+        ":headers",
+    ],
+)
+
+# The CUDA runtime the rules link: one library with both forms (the imports
+# are generated below), so Bazel links the static one where it links
+# statically (cc_binary: what nvcc does) and the shared one where it links
+# dynamically (cc_test, linkstatic = False): there the C or C++ code of a
+# cc_library, linked as a shared library of its own, calls the runtime, and
+# the static runtime's symbols are hidden from shared libraries.
+cc_library(
+    name = "cudart",
+    linkopts = ["-ldl", "-lpthread", "-lrt"],
+    deps = [
+        ":cudart_import",
         ":headers",
     ],
 )
@@ -177,10 +187,10 @@ alias(
 
 # The CUDA runtime the rules link (the toolchain's `runtime`), so a
 # cc_binary depending on both a cuda_library and @cuda//:cuda_runtime gets one
-# runtime, not two.
+# runtime, not two: static in static links, shared in dynamic ones.
 alias(
     name = "cuda_runtime",
-    actual = ":cudart_static",
+    actual = ":cudart",
 )
 
 alias(
@@ -231,6 +241,102 @@ alias(
     actual = ":thrust",
 )
 
+# ---------------------------------------------------------------------------
+# rules_cuda's other names for this toolkit's parts (rules_cuda_names.bzl);
+# the tools' names are generated below, where the toolkit has them.
+
+# rules_cuda's setting that projects gate GPU code on, e.g.
+#   config_setting(name = "gpu", flag_values = {"@cuda//:valid_toolchain_found": "True"})
+# This toolkit is there: True. (A local toolkit that is missing gives False.)
+cuda_bool_setting(
+    name = "valid_toolchain_found",
+    build_setting_default = True,
+)
+
+alias(
+    name = "compiler_deps",
+    actual = ":compiler_files",
+)
+
+# rules_cuda: the compiler's root; here bin/nvcc (its directory's parent is
+# the toolkit root), since a directory is no sound Bazel input.
+alias(
+    name = "compiler_root",
+    actual = "bin/nvcc",
+)
+
+filegroup(
+    name = "cuda_all_files",
+    srcs = glob(
+        [
+            "bin/**",
+            "include/**",
+            "lib/**",
+            "lib64/**",
+            "nvvm/**",
+            "targets/**",
+        ],
+        allow_empty = True,
+    ),
+)
+
+filegroup(
+    name = "cuda_license",
+    srcs = glob(
+        [
+            "EULA.txt",
+            "LICENSE*",
+            "License*",
+            "*/License*",
+            "*/LICENSE*",
+        ],
+        allow_empty = True,
+    ),
+)
+
+filegroup(
+    name = "cudart_all_files",
+    srcs = glob(
+        [
+            "lib/libcudart*",
+            "lib64/libcudart*",
+            "lib/libcudadevrt.a",
+            "lib64/libcudadevrt.a",
+            "targets/*/lib/libcudart*",
+            "targets/*/lib/libcudadevrt.a",
+        ],
+        allow_empty = True,
+    ) + [":header_files"],
+)
+
+filegroup(
+    name = "cccl_all_files",
+    srcs = glob(
+        [
+            "%{cccl_include}/cub/**",
+            "%{cccl_include}/cuda/**",
+            "%{cccl_include}/nv/**",
+            "%{cccl_include}/thrust/**",
+        ],
+        allow_empty = True,
+    ),
+)
+
+filegroup(
+    name = "crt_all_files",
+    srcs = glob(["include/crt/**"], allow_empty = True),
+)
+
+filegroup(
+    name = "nvvm_all_files",
+    srcs = glob(["nvvm/**"], allow_empty = True),
+)
+
+filegroup(
+    name = "libdevice",
+    srcs = glob(["nvvm/libdevice/**"], allow_empty = True),
+)
+
 # The driver API (cuda.h, cu* functions): headers and a link stub of
 # libcuda.so.1, which the NVIDIA driver installs; binaries load the driver's.
 alias(
@@ -257,7 +363,7 @@ cuda_toolchain(
     nvcc_files = ":nvcc_files",
     nvlink = "bin/nvlink",
     ptxas = "bin/ptxas",
-    runtime = ":cudart_static",
+    runtime = ":cudart",
     # What this toolkit's nvcc builds (`nvcc --help`, --gpu-code), read when the
     # repository was fetched; empty if that nvcc could not run here.
     supported_archs = %{supported_archs},

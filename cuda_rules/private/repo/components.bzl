@@ -23,6 +23,12 @@ Per component:
                           header (the real library comes with the driver);
                   runtime: "yes": its functions are the CUDA runtime's, so it links the
                           build's runtime (--@rules_cuda_stages//cuda_rules:runtime).
+                  doc:    its own line for messages (default: the component's doc).
+                  aliases: rules_cuda's other names for it (cublas_so, nvidia-ml_so, ...): @cuda
+                          aliases of this target.
+                  optional: "yes": a hermetic toolkit may lack its files (NVIDIA's wheels ship no
+                          static libraries): there the target fails analysis naming the fix,
+                          instead of the fetch failing.
                 Every target also gets the toolkit's headers (its headers include them).
   redist:       the component's name in NVIDIA's redistrib manifests (redistrib_<version>.json), for
                 toolkits from cuda.redist(...); absent: not part of the CUDA release (cuDNN, NCCL).
@@ -46,10 +52,12 @@ CUDA_COMPONENTS = {
         "strip_prefix": "nvidia/cu{major}",
         "targets": {
             "cublas": {
+                "aliases": ["cublas_so"],
                 "deps": ["cublasLt"],
                 "shared": ["libcublas.so"],
             },
             "cublasLt": {
+                "aliases": ["cublasLt_so"],
                 "shared": ["libcublasLt.so"],
             },
         },
@@ -87,12 +95,39 @@ CUDA_COMPONENTS = {
         "strip_prefix": "nvidia/cu{major}",
         "targets": {
             "cufft": {
+                "aliases": ["cufft_so"],
                 "deps": ["nvjitlink"],
                 "shared": ["libcufft.so"],
             },
             "cufftw": {
+                "aliases": ["cufftw_so"],
                 "deps": ["cufft"],
                 "shared": ["libcufftw.so"],
+            },
+            # rules_cuda's static variants (NVIDIA's wheels have none).
+            "cufft_static": {
+                "doc": "cuFFT as a static library",
+                "aliases": ["cufft_static_a"],
+                # libcufft_static.a calls the runtime and libculibos.
+                "deps": ["culibos_a"],
+                "optional": "yes",
+                "runtime": "yes",
+                "static": ["libcufft_static.a"],
+            },
+            "cufft_static_nocallback": {
+                "doc": "cuFFT as a static library, without callbacks",
+                "aliases": ["cufft_static_nocallback_a"],
+                "deps": ["culibos_a"],
+                "optional": "yes",
+                "runtime": "yes",
+                "static": ["libcufft_static_nocallback.a"],
+            },
+            "cufftw_static": {
+                "doc": "cuFFTW as a static library",
+                "aliases": ["cufftw_static_a"],
+                "deps": ["cufft_static"],
+                "optional": "yes",
+                "static": ["libcufftw_static.a"],
             },
         },
         "toolkit": "no",
@@ -112,12 +147,15 @@ CUDA_COMPONENTS = {
         "strip_prefix": "nvidia/cu{major}",
         "targets": {
             "cupti": {
+                "aliases": ["cupti_so"],
                 "shared": ["libcupti.so"],
             },
             "nvperf_host": {
+                "aliases": ["nvperf_host_so"],
                 "shared": ["libnvperf_host.so"],
             },
             "nvperf_target": {
+                "aliases": ["nvperf_target_so"],
                 "shared": ["libnvperf_target.so"],
             },
         },
@@ -133,6 +171,7 @@ CUDA_COMPONENTS = {
         "strip_prefix": "nvidia/cu{major}",
         "targets": {
             "curand": {
+                "aliases": ["curand_so"],
                 "shared": ["libcurand.so"],
             },
         },
@@ -148,6 +187,7 @@ CUDA_COMPONENTS = {
         "strip_prefix": "nvidia/cu{major}",
         "targets": {
             "cusolver": {
+                "aliases": ["cusolver_so"],
                 "deps": [
                     "cublas",
                     "cusparse",
@@ -172,6 +212,7 @@ CUDA_COMPONENTS = {
         "strip_prefix": "nvidia/cu{major}",
         "targets": {
             "cusparse": {
+                "aliases": ["cusparse_so"],
                 "deps": ["nvjitlink"],
                 "shared": ["libcusparse.so"],
             },
@@ -217,6 +258,7 @@ CUDA_COMPONENTS = {
                 ],
             },
             "nppc": {
+                "aliases": ["nppc_so"],
                 "shared": ["libnppc.so"],
             },
             "nppi": {
@@ -233,42 +275,52 @@ CUDA_COMPONENTS = {
                 ],
             },
             "nppial": {
+                "aliases": ["nppial_so"],
                 "deps": ["nppc"],
                 "shared": ["libnppial.so"],
             },
             "nppicc": {
+                "aliases": ["nppicc_so"],
                 "deps": ["nppc"],
                 "shared": ["libnppicc.so"],
             },
             "nppidei": {
+                "aliases": ["nppidei_so"],
                 "deps": ["nppc"],
                 "shared": ["libnppidei.so"],
             },
             "nppif": {
+                "aliases": ["nppif_so"],
                 "deps": ["nppc"],
                 "shared": ["libnppif.so"],
             },
             "nppig": {
+                "aliases": ["nppig_so"],
                 "deps": ["nppc"],
                 "shared": ["libnppig.so"],
             },
             "nppim": {
+                "aliases": ["nppim_so"],
                 "deps": ["nppc"],
                 "shared": ["libnppim.so"],
             },
             "nppist": {
+                "aliases": ["nppist_so"],
                 "deps": ["nppc"],
                 "shared": ["libnppist.so"],
             },
             "nppisu": {
+                "aliases": ["nppisu_so"],
                 "deps": ["nppc"],
                 "shared": ["libnppisu.so"],
             },
             "nppitc": {
+                "aliases": ["nppitc_so"],
                 "deps": ["nppc"],
                 "shared": ["libnppitc.so"],
             },
             "npps": {
+                "aliases": ["npps_so"],
                 "deps": ["nppc"],
                 "shared": ["libnpps.so"],
             },
@@ -290,7 +342,18 @@ CUDA_COMPONENTS = {
                 "hdrs": [],
             },
             "nvjitlink": {
+                "aliases": ["nvJitLink_so"],
                 "shared": ["libnvJitLink.so"],
+            },
+            # rules_cuda's static variant (NVIDIA's wheels have none).
+            "nvjitlink_static": {
+                "doc": "nvJitLink as a static library",
+                "aliases": [
+                    "nvJitLink_static",
+                    "nvJitLink_static_a",
+                ],
+                "optional": "yes",
+                "static": ["libnvJitLink_static.a"],
             },
         },
         "toolkit": "no",
@@ -305,7 +368,17 @@ CUDA_COMPONENTS = {
         "strip_prefix": "nvidia/cu{major}",
         "targets": {
             "nvjpeg": {
+                "aliases": ["nvjpeg_so"],
                 "shared": ["libnvjpeg.so"],
+            },
+            # rules_cuda's static variant (NVIDIA's wheels have none).
+            "nvjpeg_static": {
+                "doc": "nvJPEG as a static library",
+                "aliases": ["nvjpeg_static_a"],
+                "deps": ["culibos_a"],
+                "optional": "yes",
+                "runtime": "yes",
+                "static": ["libnvjpeg_static.a"],
             },
         },
         "toolkit": "no",
@@ -317,6 +390,7 @@ CUDA_COMPONENTS = {
         "strip_prefix": "nvidia/cu{major}",
         "targets": {
             "nvml": {
+                "aliases": ["nvidia-ml_so"],
                 "hdrs": ["nvml.h"],
                 "stub": [
                     "nvml.h",
@@ -336,6 +410,7 @@ CUDA_COMPONENTS = {
         "strip_prefix": "nvidia/cu{major}",
         "targets": {
             "nvptxcompiler": {
+                "aliases": ["nvptxcompiler_so"],
                 "static": ["libnvptxcompiler_static.a"],
             },
         },
@@ -351,6 +426,7 @@ CUDA_COMPONENTS = {
         "strip_prefix": "nvidia/cu{major}",
         "targets": {
             "nvrtc": {
+                "aliases": ["nvrtc_so"],
                 "shared": [
                     "libnvrtc.so",
                     "libnvrtc-builtins.so",
@@ -367,6 +443,18 @@ CUDA_COMPONENTS = {
         "targets": {
             "nvtx": {
                 "hdrs": ["nvtx3/**"],
+            },
+            # rules_cuda's names of NVTX's libraries: NVTX 2's libnvToolsExt (CUDA 12.8 and
+            # before) and NVTX 3's optional interop library.
+            "libnvToolsExt_so": {
+                "doc": "NVTX 2's library, libnvToolsExt.so (CUDA 12.8 and before; @cuda//:nvtx is NVTX 3, header-only)",
+                "optional": "yes",
+                "shared": ["libnvToolsExt.so"],
+            },
+            "libnvtx3interop_so": {
+                "doc": "NVTX 3's interop library",
+                "optional": "yes",
+                "shared": ["libnvtx3interop.so"],
             },
             # rules_cuda's name for the header-only NVTX 3 (its `nvtx` links NVTX 2's libnvToolsExt).
             "nvtx3": {
@@ -403,7 +491,7 @@ TOOLKIT_TARGETS = {
     "cuda": "the driver API (cuda.h) with a link stub of libcuda.so.1; the driver provides the library at run time",
     "cuda_driver": "alias of :cuda",
     "cuda_headers": "every header of the toolkit's include directory",
-    "cuda_runtime": "the CUDA runtime the rules link: libcudart_static.a (what nvcc links by default)",
+    "cuda_runtime": "the CUDA runtime the rules link: libcudart_static.a where Bazel links statically (cc_binary; what nvcc links), libcudart.so where it links dynamically (cc_test)",
     "cuda_runtime_shared": "the CUDA runtime as a shared library (libcudart.so), shipped in runfiles",
     "cuda_runtime_static": "alias of :cuda_runtime",
     "cudadevrt": "the device runtime (libcudadevrt.a)",

@@ -4,10 +4,14 @@ Public on purpose: a generated repository can load only files visible to it.
 Users never load this file; its symbols are not API.
 """
 
+load("@bazel_skylib//rules:common_settings.bzl", "bool_setting")
 load("@rules_cc//cc:cc_binary.bzl", "cc_binary")
 load("@rules_cc//cc:cc_import.bzl", "cc_import")
 
 visibility("public")
+
+# rules_cuda's `valid_toolchain_found` is a bool_setting: the repositories declare theirs with this.
+cuda_bool_setting = bool_setting
 
 def _cuda_missing_component_impl(ctx):
     fail(ctx.attr.message)

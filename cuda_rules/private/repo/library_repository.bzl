@@ -18,6 +18,7 @@ it uses are fetched.
 load(":components.bzl", "CUDA_COMPONENTS", "TOOLKIT_TARGETS")
 load(":platforms.bzl", "PLATFORMS", "constraints", _host_platform = "host_platform")
 load(":redist.bzl", "component_archive", "read_manifest")
+load(":rules_cuda_names.bzl", "RULES_CUDA_ALIASES", "RULES_CUDA_WINDOWS", "TOOLKIT_COMPAT_TARGETS", "component_group_names")
 
 visibility(["//cuda_rules/...", "//tests/..."])
 
@@ -198,7 +199,7 @@ _STUB_PREFIX = {
     "nvml.h": ("nvml", "DECLDIR"),
 }
 
-def component_targets(rctx, component, spec, lib_dirs, where, strict, headers_dep = None, own_headers = False, toolkit_headers = None):
+def component_targets(rctx, component, spec, lib_dirs, where, strict, headers_dep = None, own_headers = False, toolkit_headers = None, groups = None):
     """BUILD text for the targets of one component found in this repository.
 
     Args:
@@ -217,11 +218,15 @@ def component_targets(rctx, component, spec, lib_dirs, where, strict, headers_de
         gets: a library's headers include the runtime's (cublas_api.h includes driver_types.h,
         cufft.h cuComplex.h, ...), so `@cuda//:<library>` alone compiles a plain .cpp, as
         rules_cuda's and CMake's CUDA::<library> do.
+      groups: also rules_cuda's `<component>_headers`, `_all_files` and `_license`: "repository"
+        (the repository holds this component alone), "toolkit" (part of a toolkit's tree: its
+        files by name), or None (none: the toolkit's own part, whose groups BUILD.toolkit.tpl has).
 
     Returns:
       (BUILD text, set of target names defined).
     """
     lines = []
+    found_files = []
     for name in sorted(spec["targets"].keys()):
         target = spec["targets"][name]
         shared, missing = find_shared_libraries(rctx, lib_dirs, target.get("shared", []))
@@ -239,18 +244,27 @@ def component_targets(rctx, component, spec, lib_dirs, where, strict, headers_de
                 missing = ", ".join([m + "*" if m.endswith(".so") else m for m in missing]),
                 dirs = ", ".join(lib_dirs),
             )
-            if strict:
+            if strict and target.get("optional") != "yes":
                 fail(message + " The versions table and the `" + component + "` entry of cuda_rules/private/repo/components.bzl disagree: " +
                      "fix components.bzl, or regenerate the table with `python3 tools/cuda_wheels/lock.py`.")
+            if strict:
+                # An optional variant a hermetic toolkit lacks (NVIDIA's wheels ship no static libraries).
+                fix = (" Fix: use a library label this toolkit has ({others}), or a toolkit with the file: the " +
+                       "local toolkit (--@rules_cuda_stages//cuda_rules:toolkit=local) or an NVIDIA release " +
+                       "(cuda.redist, docs/toolkits.md).").format(
+                    others = ", ".join(["@cuda//:" + t for t in sorted(spec["targets"].keys()) if spec["targets"][t].get("optional") != "yes"]),
+                )
+            else:
+                fix = (" Fix: install the component into the local toolkit, or use a hermetic toolkit " +
+                       "(--@rules_cuda_stages//cuda_rules:toolkit=13.0).")
             lines.append("""
 cuda_missing_component(
     name = "{name}",
     message = {message},
 )
-""".format(name = name, message = repr(message + " Fix: install the component into the local toolkit, " +
-                                       "or use a hermetic toolkit (--@rules_cuda_stages//cuda_rules:toolkit=" +
-                                       "13.0).")))
+""".format(name = name, message = repr(message + fix)))
             continue
+        found_files.extend(shared + static)
         deps = []
         if shared:
             # One target for all of them, so they share one directory in the
@@ -298,7 +312,67 @@ cc_library(
     deps = [{deps}],
 )
 """.format(name = name, doc = target.get("doc", spec["doc"]), hdrs = hdrs, deps = ", ".join(deps)))
+    if groups:
+        # A component's headers include those of the components it links (cusolverDn.h: cublas_v2.h).
+        deps = [headers_dep or toolkit_headers] + _dependency_headers(component, spec)
+        lines.append(_group_lines(component, spec, groups, found_files, ", ".join([d for d in deps if d])))
     return "".join(lines), spec["targets"].keys()
+
+def _dependency_headers(component, spec):
+    """The @cuda <component>_headers labels of the other components this one's targets depend on."""
+    owner = {}
+    for key, other in CUDA_COMPONENTS.items():
+        for name in other["targets"].keys():
+            owner[name] = key
+    out = {}
+    for target in spec["targets"].values():
+        for dep in target.get("deps", []):
+            if dep in owner and owner[dep] != component:
+                out["\"@cuda//:{}_headers\"".format(owner[dep])] = True
+    return sorted(out.keys())
+
+def _group_lines(component, spec, groups, found_files, headers_deps):
+    """rules_cuda's <component>_headers, _all_files and _license (rules_cuda_names.bzl)."""
+    if groups == "repository":
+        # The repository holds this component alone: its include/ is the component's.
+        headers = "glob([\"include/**\"], allow_empty = True)"
+        all_files = "glob([\"include/**\", \"lib/**\", \"lib64/**\"], allow_empty = True)"
+    else:
+        # Part of a tree with others: the component's files by name.
+        patterns = ["include/" + prefix + "*" for prefix in spec.get("headers", [])]
+        for target in spec["targets"].values():
+            patterns.extend(["include/" + h for h in target.get("hdrs", [])])
+        headers = "glob({}, allow_empty = True)".format(repr(patterns))
+        all_files = "{} + {}".format(headers, repr(sorted(found_files)))
+    if groups == "repository":
+        license = "glob([\"LICENSE*\", \"License*\", \"*/LICENSE*\", \"*/License*\"], allow_empty = True)"
+    else:
+        license = "[\":cuda_license\"]"
+    return """
+# rules_cuda's groups of {component} (rules_cuda_names.bzl).
+cc_library(
+    name = "{component}_headers",
+    hdrs = {headers},
+    includes = ["include"],
+    deps = [{deps}],
+)
+
+filegroup(
+    name = "{component}_all_files",
+    srcs = {all_files},
+)
+
+filegroup(
+    name = "{component}_license",
+    srcs = {license},
+)
+""".format(
+        component = component,
+        headers = headers,
+        deps = headers_deps,
+        all_files = all_files,
+        license = license,
+    )
 
 def build_header(origin):
     return """# Generated by rules_cuda_stages: {origin}.
@@ -352,9 +426,9 @@ def _cuda_library_repository_impl(rctx):
         regenerate = ("python3 tools/cuda_debs/lock.py " if rctx.attr.source == "debs" else "python3 tools/cuda_wheels/lock.py ") + version
     download_archives(rctx, archives, what, regenerate)
     if rctx.attr.headers:
-        text, _ = component_targets(rctx, component, spec, ["lib"], what, strict = True, headers_dep = repr(rctx.attr.headers), own_headers = True)
+        text, _ = component_targets(rctx, component, spec, ["lib"], what, strict = True, headers_dep = repr(rctx.attr.headers), own_headers = True, groups = "repository")
     else:
-        text, _ = component_targets(rctx, component, spec, ["lib"], what, strict = True, toolkit_headers = "\"@cuda//:cuda_headers\"")
+        text, _ = component_targets(rctx, component, spec, ["lib"], what, strict = True, toolkit_headers = "\"@cuda//:cuda_headers\"", groups = "repository")
     rctx.file("BUILD.bazel", build_header(what) + _public_headers_filegroup() + text)
 
 cuda_library_repository = repository_rule(
@@ -378,16 +452,41 @@ cuda_library_repository = repository_rule(
 )
 
 def hub_targets():
-    """Every target name of @cuda.
+    """Every target name of @cuda that each toolkit's repositories define (the hub selects among them).
 
     Returns:
-      The toolkit's and each component's target names, sorted.
+      The toolkit's and each component's target names, rules_cuda's per-component groups
+      included, sorted. Names the hub defines itself are in hub_aliases() and RULES_CUDA_WINDOWS.
     """
     names = {n: True for n in TOOLKIT_TARGETS.keys()}
-    for spec in CUDA_COMPONENTS.values():
+    names.update({n: True for n in TOOLKIT_COMPAT_TARGETS.keys()})
+    for component, spec in CUDA_COMPONENTS.items():
         for name in spec["targets"].keys():
             names[name] = True
+        for name in component_group_names(component):
+            names[name] = True
     return sorted(names.keys())
+
+def hub_aliases():
+    """@cuda's aliases: rules_cuda's other names of its targets.
+
+    Returns:
+      {name: target of hub_targets()}: RULES_CUDA_ALIASES and the components' `aliases`.
+    """
+    out = dict(RULES_CUDA_ALIASES)
+    for spec in CUDA_COMPONENTS.values():
+        for name, target in spec["targets"].items():
+            for alias in target.get("aliases", []):
+                out[alias] = name
+    return out
+
+def all_hub_names():
+    """Every target name of @cuda (and so of @local_cuda): hub_targets(), hub_aliases(), RULES_CUDA_WINDOWS.
+
+    Returns:
+      The names, sorted.
+    """
+    return sorted(hub_targets() + hub_aliases().keys() + RULES_CUDA_WINDOWS)
 
 _SOURCES = {
     "debs": "Debian's packages",
@@ -431,7 +530,7 @@ def hub_branches(toolkits, libraries, sources = {}):
     """
     owner = {}
     for component, spec in CUDA_COMPONENTS.items():
-        for name in spec["targets"].keys():
+        for name in spec["targets"].keys() + component_group_names(component):
             owner[name] = component
     out = {}
     for name in hub_targets():
@@ -458,9 +557,12 @@ def _hub_impl(rctx):
         "# Generated by rules_cuda_stages: @cuda//:<component> for the toolkit a build selects",
         "# (--@rules_cuda_stages//cuda_rules:toolkit) and its target platform. Each alias selects",
         "# that toolkit's target for that platform; only repositories of selected branches are fetched.",
-        "load(\"{}\", \"cuda_missing_component\", \"cuda_no_toolkit_for_platform\")  # @unused".format(_GENERATED),
+        "load(\"@rules_cc//cc:cc_library.bzl\", \"cc_library\")",
+        "load(\"{}\", \"cuda_bool_setting\", \"cuda_missing_component\", \"cuda_no_toolkit_for_platform\")  # @unused".format(_GENERATED),
         "",
         "package(default_visibility = [\"//visibility:public\"])",
+        "",
+        "exports_files([\"defs.bzl\"])",
         "",
     ]
     for toolkit in sorted(toolkits.keys()):
@@ -484,10 +586,22 @@ def _hub_impl(rctx):
                     lines.append("cuda_missing_component(\n    name = \"{}\",\n    message = {},\n    visibility = [\"//visibility:private\"],\n)\n".format(missing, repr(branch.missing)))
                     label = ":" + missing
                 select.append("        \":{}_{}\": \"{}\",".format(toolkit, platform, label))
-        lines.append("cuda_no_toolkit_for_platform(\n    name = \"_no_toolkit_{}\",\n    target = \"@cuda//:{}\",\n    visibility = [\"//visibility:private\"],\n)\n".format(name, name))
+        if name == "valid_toolchain_found":
+            # A setting (config_setting flag_values read it through the alias): for a
+            # platform no toolkit of the build has, False rather than an error.
+            lines.append("cuda_bool_setting(\n    name = \"_no_toolkit_{}\",\n    build_setting_default = False,\n    visibility = [\"//visibility:private\"],\n)\n".format(name))
+        else:
+            lines.append("cuda_no_toolkit_for_platform(\n    name = \"_no_toolkit_{}\",\n    target = \"@cuda//:{}\",\n    visibility = [\"//visibility:private\"],\n)\n".format(name, name))
         select.append("        \"//conditions:default\": \":_no_toolkit_{}\",".format(name))
         lines.append("alias(\n    name = \"{}\",\n    actual = select({{\n{}\n    }}),\n)\n".format(name, "\n".join(select)))
+    lines.append("# rules_cuda's other names of the targets above (rules_cuda_names.bzl).\n")
+    for name, target in sorted(hub_aliases().items()):
+        lines.append("alias(\n    name = \"{}\",\n    actual = \":{}\",\n)\n".format(name, target))
+    lines.append("# rules_cuda's Windows import libraries: incompatible on Linux, as there.\n")
+    for name in RULES_CUDA_WINDOWS:
+        lines.append("cc_library(\n    name = \"{}\",\n    target_compatible_with = [\"@platforms//os:windows\"],\n)\n".format(name))
     rctx.file("BUILD.bazel", "\n".join(lines))
+    rctx.file("defs.bzl", _hub_defs(toolkits))
 
 cuda_hub_repository = repository_rule(
     implementation = _hub_impl,
@@ -499,6 +613,73 @@ cuda_hub_repository = repository_rule(
     },
 )
 
+def _version_tuple(version):
+    parts = version.split(".")
+    return (int(parts[0]), int(parts[1])) if len(parts) >= 2 and parts[0].isdigit() and parts[1].isdigit() else None
+
+def _hub_defs(toolkits):
+    """@cuda//:defs.bzl: rules_cuda's generated helpers, as select()s over the build's toolkit."""
+    versions = {t: _version_tuple(t) for t in toolkits.keys() if t != "local"}
+    return '''"""rules_cuda's @cuda//:defs.bzl helpers, generated by rules_cuda_stages.
+
+rules_cuda wrote the one toolkit's version into this file; here the toolkit is
+chosen per build (--@rules_cuda_stages//cuda_rules:toolkit), so each helper
+returns a select() over the toolkits: use them where a configurable value
+goes (deps, srcs, copts, defines, ...).
+"""
+
+load("@cuda_local//:version.bzl", _LOCAL_VERSION = "CUDA_VERSION")
+
+# The build's toolkits and their (major, minor) versions; "local": the installed one's.
+_VERSIONS = %s
+
+def _version(toolkit):
+    if toolkit != "local":
+        return _VERSIONS[toolkit]
+    if not _LOCAL_VERSION:
+        return None
+    major, minor = _LOCAL_VERSION.split(".")[:2]
+    return (int(major), int(minor))
+
+def _toolkit_setting(toolkit):
+    return Label("@rules_cuda_stages//cuda_rules:toolkit_" + toolkit)
+
+def if_cuda_toolkit_version_ge(version, if_true, if_false = []):
+    """`if_true` when the build's toolkit is at least `version` (a (major, minor) tuple), else `if_false`."""
+    branches = {}
+    for toolkit in sorted(_VERSIONS.keys()) + ["local"]:
+        have = _version(toolkit)
+        branches[_toolkit_setting(toolkit)] = if_true if have != None and have >= tuple(version) else if_false
+    return select(branches)
+
+def if_local_cuda_toolkit(if_true, if_false = []):
+    """`if_true` when the build uses the installed toolkit (toolkit=local), else `if_false`."""
+    return select({
+        _toolkit_setting("local"): if_true,
+        "//conditions:default": if_false,
+    })
+
+def if_deliverable_cuda_toolkit(if_true, if_false = []):
+    """`if_true` when the build uses a toolkit assembled from NVIDIA's packages (here: a hermetic one)."""
+    return if_local_cuda_toolkit(if_false, if_true)
+
+def if_cuda_clang(if_true, if_false = []):
+    """`if_true` when clang compiles CUDA (--@rules_cuda_stages//cuda_rules:compiler=clang)."""
+    return select({
+        Label("@rules_cuda_stages//cuda_rules:compiler_is_clang"): if_true,
+        "//conditions:default": if_false,
+    })
+
+def additional_header_deps(component_name):  # buildifier: disable=unused-variable
+    """rules_cuda's extra header deps of a component: none here (every @cuda label carries the headers it needs)."""
+    return []
+
+def any_or_first(*paths):
+    """The first of `paths` that exists in this package, else the first."""
+    exists = native.glob(list(paths), allow_empty = True)
+    return exists[0] if exists else paths[0]
+''' % repr(versions)
+
 def _hub_alias_impl(rctx):
     lines = [
         "# Generated by rules_cuda_stages: @{hub} under another name (a name rules_cuda's tags gave it).".format(hub = rctx.attr.hub),
@@ -506,9 +687,21 @@ def _hub_alias_impl(rctx):
         "package(default_visibility = [\"//visibility:public\"])",
         "",
     ]
-    for name in hub_targets():
+    for name in all_hub_names():
         lines.append("alias(\n    name = \"{name}\",\n    actual = \"@{hub}//:{name}\",\n)\n".format(name = name, hub = rctx.attr.hub))
+    lines.append("exports_files([\"defs.bzl\"])\n")
     rctx.file("BUILD.bazel", "\n".join(lines))
+    rctx.file("defs.bzl", """\"\"\"@{hub}//:defs.bzl under another name.\"\"\"
+
+load("@{hub}//:defs.bzl", _additional_header_deps = "additional_header_deps", _any_or_first = "any_or_first", _if_cuda_clang = "if_cuda_clang", _if_cuda_toolkit_version_ge = "if_cuda_toolkit_version_ge", _if_deliverable_cuda_toolkit = "if_deliverable_cuda_toolkit", _if_local_cuda_toolkit = "if_local_cuda_toolkit")
+
+additional_header_deps = _additional_header_deps
+any_or_first = _any_or_first
+if_cuda_clang = _if_cuda_clang
+if_cuda_toolkit_version_ge = _if_cuda_toolkit_version_ge
+if_deliverable_cuda_toolkit = _if_deliverable_cuda_toolkit
+if_local_cuda_toolkit = _if_local_cuda_toolkit
+""".format(hub = rctx.attr.hub))
 
 cuda_hub_alias_repository = repository_rule(
     implementation = _hub_alias_impl,

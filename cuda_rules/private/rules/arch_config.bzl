@@ -100,7 +100,48 @@ def resolve_arch_config(archs_value, shipped_value, detected, compiler = "nvcc")
         notice = "\n".join(notices),
     )
 
+def rules_cuda_flags_error(version, toolkit, exec_platform, aarch64):
+    """What rules_cuda's other flags ask that cannot be done here, or None (pure, for tests).
+
+    Args:
+      version: //cuda_rules:version (rules_cuda's CUDA version, e.g. "12.6.3"; "" unset).
+      toolkit: //cuda_rules:toolkit, the build's toolkit ("13.0", "local", ...).
+      exec_platform: //cuda_rules:exec_platform ("" unset).
+      aarch64: //cuda_rules:aarch64 ("sbsa" or "aarch64").
+
+    Returns:
+      A message naming the flag and its replacement, or None.
+    """
+    if version and toolkit != "local" and ".".join(version.split(".")[:2]) != toolkit:
+        return ("rules_cuda_stages: --@rules_cuda_stages//cuda_rules:version={v} is rules_cuda's choice of the CUDA " +
+                "version; here --@rules_cuda_stages//cuda_rules:toolkit chooses it, and this build's toolkit is {t}. " +
+                "Fix: --@rules_cuda_stages//cuda_rules:toolkit={mm} instead (a release not pinned here: " +
+                "cuda.redist(version = \"{v}\", ...) in MODULE.bazel, docs/toolkits.md).").format(
+            v = version,
+            t = toolkit,
+            mm = ".".join(version.split(".")[:2]),
+        )
+    if exec_platform:
+        return ("rules_cuda_stages: --@rules_cuda_stages//cuda_rules:exec_platform={p} is rules_cuda's pin of the " +
+                "execution platform's toolkit; here each hermetic toolkit registers a toolchain per platform and " +
+                "Bazel picks the one of the execution platform. Fix: drop the flag (to build on another machine " +
+                "type, give Bazel that execution platform: --extra_execution_platforms).").format(p = exec_platform)
+    if aarch64 == "aarch64":
+        return ("rules_cuda_stages: --@rules_cuda_stages//cuda_rules:aarch64=aarch64 asks for NVIDIA's Tegra " +
+                "(Jetson, DRIVE) toolkit; the hermetic aarch64 toolkits here are the server ones (sbsa). Fix: drop " +
+                "the flag, or use the toolkit installed on the Tegra machine " +
+                "(--@rules_cuda_stages//cuda_rules:toolkit=local).")
+    return None
+
 def _arch_config_impl(ctx):
+    error = rules_cuda_flags_error(
+        ctx.attr._version[BuildSettingInfo].value,
+        ctx.attr._toolkit[BuildSettingInfo].value,
+        ctx.attr._exec_platform[BuildSettingInfo].value,
+        ctx.attr._aarch64[BuildSettingInfo].value,
+    )
+    if error:
+        fail(error)
     detected = None
     if ctx.attr.detected:
         detected = json.decode(ctx.attr.detected[BuildSettingInfo].value)
@@ -131,9 +172,13 @@ arch_config = rule(
             doc = "@cuda_native_archs//:detected, through a select() on archs=native only, so only such builds detect GPUs.",
             providers = [BuildSettingInfo],
         ),
+        "_aarch64": attr.label(default = "//cuda_rules:aarch64"),
         "_archs": attr.label(default = "//cuda_rules:archs"),
         "_compiler": attr.label(default = "//cuda_rules:compiler"),
+        "_exec_platform": attr.label(default = "//cuda_rules:exec_platform"),
         "_shipped_archs": attr.label(default = "//cuda_rules:shipped_archs"),
+        "_toolkit": attr.label(default = "//cuda_rules:toolkit"),
+        "_version": attr.label(default = "//cuda_rules:version"),
     },
     provides = [CudaArchConfigInfo],
 )
