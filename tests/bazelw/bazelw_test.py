@@ -1,6 +1,7 @@
 """Unit tests of tools/bazelw's decisions, run by sourcing its functions in bash."""
 
 import os
+import shlex
 import stat
 import subprocess
 import tempfile
@@ -210,6 +211,52 @@ class AddonTest(unittest.TestCase):
         self.assertEqual(status, 0, err)
         self.assertIn("installed: stardoc\n", out)
         self.assertIn("missing: \n", out)
+
+
+class SystemRcTest(unittest.TestCase):
+    """The root filesystem's /etc/bazel/bazelrc, without Debian's deprecated --host_javabase."""
+
+    DEBIAN_RC = textwrap.dedent(
+        """\
+        try-import /etc/bazel.bazelrc
+        startup --install_base=/usr/share/bazel
+        startup --trust_install_base
+        build --host_javabase=@local_jdk//:jdk
+        build --sandbox_debug
+
+        # Bzlmod offline system overrides
+        common --override_module=platforms=/usr/share/bazel/tools/platforms
+        common --override_module=rules_cc=/usr/share/bazel/rules/cc
+        """
+    )
+
+    def test_only_that_line_goes_and_a_second_run_changes_nothing(self):
+        root = tempfile.mkdtemp(dir=os.environ.get("TEST_TMPDIR"))
+        rc = os.path.join(root, "etc", "bazel", "bazelrc")
+        os.makedirs(os.path.dirname(rc))
+        with open(rc, "w") as f:
+            f.write(self.DEBIAN_RC)
+        status, _, err = bash("fix_system_rc %s" % shlex.quote(root))
+        self.assertEqual(status, 0, err)
+        with open(rc) as f:
+            first = f.read()
+        lines = first.splitlines()
+        self.assertNotIn("build --host_javabase=@local_jdk//:jdk", lines)
+        self.assertTrue(lines[0].startswith("# tools/bazelw removed Debian's deprecated"), first)
+        kept = [line for line in self.DEBIAN_RC.splitlines() if not line.startswith("build --host_javabase")]
+        self.assertEqual(lines[3:], kept)
+        self.assertTrue(all(line.startswith("# ") for line in lines[:3]), first)
+        self.assertEqual(stat.S_IMODE(os.stat(rc).st_mode), 0o644)
+        status, _, err = bash("fix_system_rc %s" % shlex.quote(root))
+        self.assertEqual(status, 0, err)
+        with open(rc) as f:
+            self.assertEqual(f.read(), first)
+        self.assertEqual(os.listdir(os.path.dirname(rc)), ["bazelrc"])
+
+    def test_a_root_without_the_file_is_left_alone(self):
+        root = tempfile.mkdtemp(dir=os.environ.get("TEST_TMPDIR"))
+        status, _, err = bash("fix_system_rc %s" % shlex.quote(root))
+        self.assertEqual((status, os.listdir(root)), (0, []), err)
 
 
 class ConcurrentProvisionTest(unittest.TestCase):
