@@ -1,6 +1,7 @@
 """Unit tests of tools/bazelw's decisions, run by sourcing its functions in bash."""
 
 import os
+import shlex
 import stat
 import subprocess
 import tempfile
@@ -210,6 +211,172 @@ class AddonTest(unittest.TestCase):
         self.assertEqual(status, 0, err)
         self.assertIn("installed: stardoc\n", out)
         self.assertIn("missing: \n", out)
+
+
+class SystemRcTest(unittest.TestCase):
+    """The root filesystem's /etc/bazel/bazelrc, without Debian's deprecated --host_javabase."""
+
+    DEBIAN_RC = textwrap.dedent(
+        """\
+        try-import /etc/bazel.bazelrc
+        startup --install_base=/usr/share/bazel
+        startup --trust_install_base
+        build --host_javabase=@local_jdk//:jdk
+        build --sandbox_debug
+
+        # Bzlmod offline system overrides
+        common --override_module=platforms=/usr/share/bazel/tools/platforms
+        common --override_module=rules_cc=/usr/share/bazel/rules/cc
+        """
+    )
+
+    def test_only_that_line_goes_and_a_second_run_changes_nothing(self):
+        root = tempfile.mkdtemp(dir=os.environ.get("TEST_TMPDIR"))
+        rc = os.path.join(root, "etc", "bazel", "bazelrc")
+        os.makedirs(os.path.dirname(rc))
+        with open(rc, "w") as f:
+            f.write(self.DEBIAN_RC)
+        status, _, err = bash("fix_system_rc %s" % shlex.quote(root))
+        self.assertEqual(status, 0, err)
+        with open(rc) as f:
+            first = f.read()
+        lines = first.splitlines()
+        self.assertNotIn("build --host_javabase=@local_jdk//:jdk", lines)
+        self.assertTrue(lines[0].startswith("# tools/bazelw removed Debian's deprecated"), first)
+        kept = [line for line in self.DEBIAN_RC.splitlines() if not line.startswith("build --host_javabase")]
+        self.assertEqual(lines[3:], kept)
+        self.assertTrue(all(line.startswith("# ") for line in lines[:3]), first)
+        self.assertEqual(stat.S_IMODE(os.stat(rc).st_mode), 0o644)
+        status, _, err = bash("fix_system_rc %s" % shlex.quote(root))
+        self.assertEqual(status, 0, err)
+        with open(rc) as f:
+            self.assertEqual(f.read(), first)
+        self.assertEqual(os.listdir(os.path.dirname(rc)), ["bazelrc"])
+
+    def test_a_root_without_the_file_is_left_alone(self):
+        root = tempfile.mkdtemp(dir=os.environ.get("TEST_TMPDIR"))
+        status, _, err = bash("fix_system_rc %s" % shlex.quote(root))
+        self.assertEqual((status, os.listdir(root)), (0, []), err)
+
+
+class PathsTest(unittest.TestCase):
+    """Which absolute path a command names gets which mount, or which error (path_binds)."""
+
+    def setUp(self):
+        tmp = os.path.realpath(tempfile.mkdtemp(dir=os.environ.get("TEST_TMPDIR")))
+        self.tmp = tmp
+        self.ws = os.path.join(tmp, "work", "checkout")
+        self.cache = os.path.join(tmp, "cache")
+        self.user_root = os.path.join(self.cache, "output_user_root")
+        self.cuda = os.path.join(tmp, "cuda-13.0")
+        self.data = os.path.join(tmp, "host", "data")
+        for d in (self.ws, self.user_root, self.cuda, self.data):
+            os.makedirs(d)
+        with open(os.path.join(self.data, "exec.log"), "w") as f:
+            f.write("{}\n")
+        os.symlink(self.data, os.path.join(tmp, "link"))
+        # The root filesystem's own files, which commands may name.
+        for f in ("opt/rules_cuda_stages/bin/gcc", "usr/bin/clang-21"):
+            path = os.path.join(self.cache, "root", f)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            open(path, "w").close()
+
+    def binds(self, *args, env=None):
+        """Returns (status, [(src, dst)...], stderr) of path_binds ARGS; self.forks: the subprocesses it ran."""
+        script = (
+            "VISIBLE_DIRS=({ws} {ur} {cuda} /.bazelw-host /dev /proc /sys); MOUNTED_DIRS=({ws} {ur} {cuda}); "
+            # Counts the subprocesses path classification starts.
+            'realpath() {{ echo fork >&2; command realpath "$@"; }}; '
+            'path_binds {args}; printf "%s\\n" ${{PATH_BINDS[@]+"${{PATH_BINDS[@]}}"}}'
+        ).format(
+            ws=shlex.quote(self.ws),
+            ur=shlex.quote(self.user_root),
+            cuda=shlex.quote(self.cuda),
+            args=" ".join(shlex.quote(a) for a in args),
+        )
+        full_env = {"BAZELW_CACHE_DIR": self.cache}
+        full_env.update(env or {})
+        status, out, err = bash(script, env=full_env)
+        self.forks = err.count("fork\n")
+        err = err.replace("fork\n", "")
+        words = out.split("\n")[:-1]
+        return status, list(zip(words[0::2], words[1::2])), err
+
+    def assertBinds(self, args, expected):
+        status, binds, err = self.binds(*args)
+        self.assertEqual(status, 0, err)
+        self.assertEqual(binds, expected)
+
+    def assertRefused(self, args, path, *words):
+        status, binds, err = self.binds(*args)
+        self.assertEqual((status, binds), (2, []), err)
+        lines = err.strip().splitlines()
+        self.assertEqual(len(lines), 1, err)
+        self.assertTrue(lines[0].startswith("[bazelw] error: tools/bazelw cannot show Bazel %s: " % path), lines[0])
+        self.assertIn("Bazel runs in its own root filesystem and sees the checkout", lines[0])
+        self.assertIn('docs/bazelw.md, "Paths outside the checkout"', lines[0])
+        for word in words:
+            self.assertIn(word, lines[0])
+
+    def test_no_path_no_mount_and_no_subprocess(self):
+        self.assertBinds(["build", "--config=x", "//tools/...", "-//tests/...", "--platforms=//p", "-c", "opt", "--copt=-I/usr/x", "--"], [])
+        self.assertEqual(self.forks, 0)
+        self.assertBinds(["build", "--disk_cache=" + self.data], [(self.data, self.data)])
+        self.assertEqual(self.forks, 1)
+
+    def test_the_directory_holding_a_new_file(self):
+        self.assertBinds(["run", "//tools/cache_report", "--", os.path.join(self.data, "new.log")], [(self.data, self.data)])
+
+    def test_an_option_value_the_deepest_existing_ancestor(self):
+        self.assertBinds(["build", "--execution_log_json_file=%s/x/y/exec.json" % self.data], [(self.data, self.data)])
+
+    def test_an_existing_directory_itself(self):
+        self.assertBinds(["build", "--disk_cache=" + self.data + "/"], [(self.data, self.data)])
+
+    def test_program_arguments_after_dashdash_once_each_ancestors_first(self):
+        host = os.path.dirname(self.data)
+        args = ["run", "//tools/nvcc_plan", "--", "--run", "--table=%s/t.csv" % self.data, "--", "-c", self.data + "/t.cu", "-o", self.data + "/t.o"]
+        self.assertBinds(args, [(self.data, self.data)])
+        self.assertBinds(args + [host + "/other.txt"], [(host, host)])
+
+    def test_a_symbolic_link_on_the_way_mounts_its_target_at_the_named_path(self):
+        link = os.path.join(self.tmp, "link")
+        self.assertBinds(["run", "//t", "--", link + "/exec.log"], [(self.data, link)])
+
+    def test_what_bazel_sees_already(self):
+        paths = [self.ws + "/x", self.user_root + "/y/z", self.cuda + "/bin/nvcc", "/dev/null", "--bazelrc=/dev/null", "/.bazelw-host/tmp/x"]
+        self.assertBinds(["build"] + paths, [])
+
+    def test_root_filesystem_files_are_left_alone(self):
+        self.assertBinds(["build", "--repo_env=CC=/opt/rules_cuda_stages/bin/gcc", "--repo_env=HOST_CLANG=/usr/bin/clang-21", "/usr/bin/clang-21"], [])
+
+    def test_key_value_options_only_for_what_the_host_has(self):
+        self.assertBinds(["build", "--action_env=LOG=%s/exec.log" % self.data], [(self.data, self.data)])
+        self.assertBinds(["build", "--action_env=LOG=%s/nothing/here" % self.data, "--action_env=PATH=/a:/b"], [])
+
+    def test_a_root_filesystem_directory_is_refused(self):
+        self.assertRefused(["run", "//t", "--", "/usr/share/bazelw-nonexistent/x"], "/usr/share/bazelw-nonexistent/x", "/usr/share, is part of the root filesystem's own /usr")
+        self.assertRefused(["build", "--disk_cache=/etc/bazelw-nonexistent"], "/etc/bazelw-nonexistent", "/etc, is part of the root filesystem's own /etc")
+        self.assertRefused(["build", "--disk_cache=/var/bazelw-nonexistent"], "/var/bazelw-nonexistent", "/var, is where the root filesystem has its own /var/lib")
+
+    def test_an_ancestor_of_the_checkout_is_refused(self):
+        work = os.path.dirname(self.ws)
+        self.assertRefused(["build", "--disk_cache=%s/cache" % work], work + "/cache", "an ancestor of %s, which is mounted there" % self.ws)
+
+    def test_a_path_of_which_nothing_exists_is_refused(self):
+        self.assertRefused(["build", "--disk_cache=/bazelw-nonexistent/cache"], "/bazelw-nonexistent/cache", "the host's root (nothing more of the path exists on the host)")
+
+    def test_the_wrappers_cache_is_refused(self):
+        self.assertRefused(["run", "//t", "--", self.cache + "/root/x"], self.cache + "/root/x", "tools/bazelw's own cache")
+
+    def test_the_first_refused_path_stops_the_command(self):
+        status, binds, err = self.binds("build", "--disk_cache=" + self.data, "/usr/share/bazelw-nonexistent/x", "/etc/bazelw-nonexistent")
+        self.assertEqual((status, binds, len(err.strip().splitlines())), (2, [], 1), err)
+        self.assertIn("/usr/share/bazelw-nonexistent/x", err)
+
+    def test_can_be_turned_off(self):
+        status, binds, err = self.binds("run", "//t", "--", "/usr/share/bazelw-nonexistent/x", self.data, env={"BAZELW_PATHS": "off"})
+        self.assertEqual((status, binds), (0, []), err)
 
 
 class ConcurrentProvisionTest(unittest.TestCase):
