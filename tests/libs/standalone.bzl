@@ -36,6 +36,7 @@ STANDALONE = {
     "cublasLt": (["cublasLt.h"], "cublasLtCreate"),
     "cudnn": (["cudnn.h"], "cudnnCreate"),
     "cufft": (["cufft.h", "cufftXt.h"], "cufftPlan1d"),
+    "cufile": (["cufile.h"], "cuFileDriverOpen"),
     "cufftw": (["cufftw.h"], "fftw_plan_dft_1d"),
     "cupti": (["cupti.h"], "cuptiGetVersion"),
     "curand": (["curand.h"], "curandCreateGenerator"),
@@ -69,6 +70,7 @@ STANDALONE = {
     "cublas_headers": (["cublas_v2.h", "cublasLt.h"], ""),
     "cudnn_headers": (["cudnn.h"], ""),
     "cufft_headers": (["cufft.h"], ""),
+    "cufile_headers": (["cufile.h"], ""),
     "cupti_headers": (["cupti.h"], ""),
     "curand_headers": (["curand.h"], ""),
     "cusolver_headers": (["cusolverDn.h"], ""),
@@ -100,6 +102,10 @@ NOT_STANDALONE = [
     for spec in CUDA_COMPONENTS.values()
     for name, target in spec["targets"].items()
     if target.get("optional") == "yes" and name != "libnvtx3interop_so"
+] + [
+    # cuFile's RDMA library links the system's libibverbs and librdmacm
+    # (rdma-core), which build machines rarely have.
+    "cufile_rdma_so",
 ]
 
 def _source(label, headers, symbol):

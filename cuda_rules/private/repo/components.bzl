@@ -132,6 +132,27 @@ CUDA_COMPONENTS = {
         },
         "toolkit": "no",
     },
+    "cufile": {
+        "headers": [
+            "cufile",
+        ],
+        "doc": "cuFile (GPUDirect Storage: file I/O to and from GPU memory)",
+        "redist": "libcufile",
+        "package": "nvidia-cufile",
+        "strip_prefix": "nvidia/cu{major}",
+        "targets": {
+            "cufile": {
+                "aliases": ["cufile_so"],
+                "shared": ["libcufile.so"],
+            },
+            # rules_cuda's name of cuFile's RDMA library.
+            "cufile_rdma_so": {
+                "deps": ["cufile"],
+                "shared": ["libcufile_rdma.so"],
+            },
+        },
+        "toolkit": "no",
+    },
     "cupti": {
         "headers": [
             "cupti",

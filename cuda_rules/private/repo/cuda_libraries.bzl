@@ -98,6 +98,36 @@ CUDA_LIBRARY_VERSIONS = {
                 "package": "nvidia-cufft",
                 "version": "12.0.0.61",
             },
+            "cufile": {
+                "archives": {
+                    "aarch64": [
+                        {
+                            "filename": "nvidia_cufile-1.15.1.6-py3-none-manylinux_2_27_aarch64.whl",
+                            "package": "nvidia-cufile",
+                            "sha256": "bdc0deedc61f548bddf7733bdc216456c2fdb101d020e1ab4b88d232d5e2f6d1",
+                            "size": 1136992,
+                            "strip_prefix": "nvidia/cu13",
+                            "type": "zip",
+                            "url": "https://files.pythonhosted.org/packages/ab/73/cc4a14c9813a8a0d509417cf5f4bdaba76e924d58beb9864f5a7baceefbf/nvidia_cufile-1.15.1.6-py3-none-manylinux_2_27_aarch64.whl",
+                            "version": "1.15.1.6",
+                        },
+                    ],
+                    "x86_64": [
+                        {
+                            "filename": "nvidia_cufile-1.15.1.6-py3-none-manylinux2014_x86_64.manylinux_2_17_x86_64.whl",
+                            "package": "nvidia-cufile",
+                            "sha256": "08a3ecefae5a01c7f5117351c64f17c7c62efa5fffdbe24fc7d298da19cd0b44",
+                            "size": 1223672,
+                            "strip_prefix": "nvidia/cu13",
+                            "type": "zip",
+                            "url": "https://files.pythonhosted.org/packages/3f/70/4f193de89a48b71714e74602ee14d04e4019ad36a5a9f20c425776e72cd6/nvidia_cufile-1.15.1.6-py3-none-manylinux2014_x86_64.manylinux_2_17_x86_64.whl",
+                            "version": "1.15.1.6",
+                        },
+                    ],
+                },
+                "package": "nvidia-cufile",
+                "version": "1.15.1.6",
+            },
             "cupti": {
                 "archives": {
                     "aarch64": [
@@ -612,6 +642,36 @@ CUDA_LIBRARY_VERSIONS = {
                 },
                 "package": "nvidia-cufft",
                 "version": "12.5.0.14",
+            },
+            "cufile": {
+                "archives": {
+                    "aarch64": [
+                        {
+                            "filename": "nvidia_cufile-1.20.0.107-py3-none-manylinux_2_27_aarch64.whl",
+                            "package": "nvidia-cufile",
+                            "sha256": "cbd04b0f7b7ae24c1e7c3c52514b80cf89e7157db19c9ae6f3c274fc72af83e6",
+                            "size": 1344158,
+                            "strip_prefix": "nvidia/cu13",
+                            "type": "zip",
+                            "url": "https://files.pythonhosted.org/packages/16/5d/3f74dc5946edcde8a7e2a12c800b9a35b28d017d88e3387bdeebec749139/nvidia_cufile-1.20.0.107-py3-none-manylinux_2_27_aarch64.whl",
+                            "version": "1.20.0.107",
+                        },
+                    ],
+                    "x86_64": [
+                        {
+                            "filename": "nvidia_cufile-1.20.0.107-py3-none-manylinux_2_27_x86_64.whl",
+                            "package": "nvidia-cufile",
+                            "sha256": "d134f10ce336c411664d79e3538e4797b38a41d3388edad1ec4a1a8c64c8c03a",
+                            "size": 1539097,
+                            "strip_prefix": "nvidia/cu13",
+                            "type": "zip",
+                            "url": "https://files.pythonhosted.org/packages/ce/62/4faa8b37960f90d8dc21375dd743a87c502b7d9846feca9883e86f7c15a1/nvidia_cufile-1.20.0.107-py3-none-manylinux_2_27_x86_64.whl",
+                            "version": "1.20.0.107",
+                        },
+                    ],
+                },
+                "package": "nvidia-cufile",
+                "version": "1.20.0.107",
             },
             "cupti": {
                 "archives": {
