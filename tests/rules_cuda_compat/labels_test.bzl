@@ -1,8 +1,10 @@
 """One analysis test per label rules_cuda's toolkit repository and `//cuda` package export: each resolves here, with rules_cuda's kind.
 
 The names and kinds below are rules_cuda's own (its toolkit templates of 0.2.x,
-0.3 and after, for a local toolkit; its //cuda package), written down here as
-the specification; the hub must have each (docs/migrating.md, "`@cuda` labels").
+0.3 and after, for a local toolkit; its //cuda package), and three that public
+projects use with it (`cudart`, `cublas_static`, `nvrtc_builtins`), written down
+here as the specification; the hub must have each (docs/migrating.md, "`@cuda`
+labels").
 """
 
 load("@bazel_skylib//lib:unittest.bzl", "analysistest", "asserts", "unittest")
@@ -34,6 +36,7 @@ RULES_CUDA_LABELS = {
     "cublas_headers": "cc",
     "cublas_license": "files",
     "cublas_so": "cc",
+    "cublas_static": "cc",
     "cuda": "cc",
     "cuda_all_files": "files",
     "cuda_headers": "cc",
@@ -46,6 +49,7 @@ RULES_CUDA_LABELS = {
     "cudart_all_files": "files",
     "cudart_headers": "cc",
     "cudart_license": "files",
+    "cudart": "cc",
     "cudart_so": "cc",
     "cufft": "cc",
     "cufft_all_files": "files",
@@ -158,6 +162,7 @@ RULES_CUDA_LABELS = {
     "nvptxcompiler_so": "cc",
     "nvrtc": "cc",
     "nvrtc_all_files": "files",
+    "nvrtc_builtins": "cc",
     "nvrtc_headers": "cc",
     "nvrtc_license": "files",
     "nvrtc_so": "cc",
@@ -178,6 +183,7 @@ RULES_CUDA_LABELS = {
 # What NVIDIA's wheels (the default toolkit, 13.0) do not ship: these fail
 # analysis there, naming the label and the fix.
 MISSING_FROM_WHEELS = [
+    "cublas_static",
     "culibos_a",
     "cufft_static",
     "cufft_static_a",

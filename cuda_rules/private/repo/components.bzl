@@ -56,6 +56,17 @@ CUDA_COMPONENTS = {
                 "deps": ["cublasLt"],
                 "shared": ["libcublas.so"],
             },
+            # The static variant public projects name (NVIDIA's wheels have none).
+            "cublas_static": {
+                "doc": "cuBLAS and cuBLASLt as static libraries",
+                "deps": ["culibos_a"],
+                "optional": "yes",
+                "runtime": "yes",
+                "static": [
+                    "libcublas_static.a",
+                    "libcublasLt_static.a",
+                ],
+            },
             "cublasLt": {
                 "aliases": ["cublasLt_so"],
                 "shared": ["libcublasLt.so"],

@@ -51,6 +51,11 @@ RULES_CUDA_ALIASES = {
     "nvvm_license": "cuda_license",
     # rules_cuda 0.2's names of NVTX 2's library.
     "nvtx_so": "libnvToolsExt_so",
+    # Names public projects use for these (rules_cuda 0.3 with its redist
+    # toolkit patched, and other CUDA repositories): the runtime, NVRTC's
+    # builtins (in @cuda//:nvrtc here, with NVRTC).
+    "cudart": "cuda_runtime",
+    "nvrtc_builtins": "nvrtc",
 }
 
 # Targets every toolkit repository defines for rules_cuda's names (what each is).
