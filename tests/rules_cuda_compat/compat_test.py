@@ -47,11 +47,13 @@ class CompatTest(unittest.TestCase):
         try:
             cls.build = cls._bazel("build", DISABLED, "//...")
             cls.build_gpu_flag_cuda_off = cls._bazel("build", DISABLED, GPU, "//...")
+            # What the builds with CUDA off fetched (the build with CUDA on below fetches a toolkit).
+            external = os.path.join(cls._bazel("info", "output_base").stdout.strip(), "external")
+            cls.fetched_cuda_off = [d for d in os.listdir(external) if "cuda_13" in d] if os.path.isdir(external) else []
             cls.build_gpu = cls._bazel("build", GPU, "--@rules_cuda_stages//cuda_rules:archs=sm_90", "//solver/...")
             cls.gpu_bin = cls._bazel("info", GPU, "--@rules_cuda_stages//cuda_rules:archs=sm_90", "bazel-bin").stdout.strip()
             cls.run_main = cls._bazel("run", DISABLED, "//if_cuda:main")
             cls.bin = cls._bazel("info", DISABLED, "bazel-bin").stdout.strip()
-            cls.external = os.path.join(cls._bazel("info", "output_base").stdout.strip(), "external")
             cls.incompatible = cls._bazel("build", DISABLED, "//if_cuda:cuda_only")
             cls.windows_only = cls._bazel("build", "//solver:windows_runtime")
             os.makedirs(os.path.join(cls.consumer, "toolchain"))
@@ -80,8 +82,7 @@ class CompatTest(unittest.TestCase):
             self.assertFalse(os.path.exists(os.path.join(self.bin, path)), path)
         # ...the plain binary was built, and no toolkit was fetched.
         self.assertTrue(os.path.exists(os.path.join(self.bin, "if_cuda/main")))
-        fetched = [d for d in os.listdir(self.external) if "cuda_13" in d] if os.path.isdir(self.external) else []
-        self.assertEqual(fetched, [], "toolkit repositories fetched with CUDA off")
+        self.assertEqual(self.fetched_cuda_off, [], "toolkit repositories fetched with CUDA off")
 
     def test_select_on_is_enabled_takes_the_other_branch(self):
         self.assertEqual(self.run_main.returncode, 0, self.run_main.stderr[-3000:])

@@ -579,6 +579,11 @@ def _hub_impl(rctx):
         for toolkit in sorted(per_toolkit.keys()):
             for platform in sorted(per_toolkit[toolkit].keys()):
                 branch = per_toolkit[toolkit][platform]
+                if name == "valid_toolchain_found" and toolkit != "local":
+                    # A hermetic toolkit is there by construction: True without
+                    # fetching it (a build with CUDA off that selects on this
+                    # downloads no toolkit).
+                    branch = ":_toolkit_is_there"
                 if type(branch) == "string":
                     label = branch
                 else:
@@ -590,6 +595,7 @@ def _hub_impl(rctx):
             # A setting (config_setting flag_values read it through the alias): for a
             # platform no toolkit of the build has, False rather than an error.
             lines.append("cuda_bool_setting(\n    name = \"_no_toolkit_{}\",\n    build_setting_default = False,\n    visibility = [\"//visibility:private\"],\n)\n".format(name))
+            lines.append("cuda_bool_setting(\n    name = \"_toolkit_is_there\",\n    build_setting_default = True,\n    visibility = [\"//visibility:private\"],\n)\n")
         else:
             lines.append("cuda_no_toolkit_for_platform(\n    name = \"_no_toolkit_{}\",\n    target = \"@cuda//:{}\",\n    visibility = [\"//visibility:private\"],\n)\n".format(name, name))
         select.append("        \"//conditions:default\": \":_no_toolkit_{}\",".format(name))
