@@ -158,7 +158,7 @@ def target_name(label):
 
 def compile_fraction(rows):
     """Fraction of CudaCicc + CudaPtxas time that came from the cache (rows of cache_report_lib.summarize)."""
-    compilers = (stages.mnemonic("cicc"), stages.mnemonic("ptxas"))
+    compilers = (stages.CICC.mnemonic, stages.PTXAS.mnemonic)
     saved = sum(r.saved_s for r in rows if r.stage in compilers)
     run = sum(r.executed_s for r in rows if r.stage in compilers)
     return saved / (saved + run) if saved + run else None

@@ -18,9 +18,9 @@ CudaInfo = provider(
                   "sources compiled in stages (none for staged = False): src the source File, fatbin its " +
                   "fatbinary, ptx {\"compute_NN\": File} (LTO IR for lto_NN), cubins {\"sm_NN\": File}; " +
                   "what cuda_device_image picks from.",
-        "device_link_inputs": "list of struct(arch, kind, image, script, object, label, src, marker, clang_main_file): this target's own " +
+        "device_link_inputs": "list of struct(arch, code, image, script, object, label, src, marker, clang_main_file): this target's own " +
                               "relocatable device code (and its cuda_objects') per source and arch, what a device link " +
-                              "reads. arch: sm_NN; kind: elf (a relocatable cubin), nvvm (LTO IR) or object (the whole " +
+                              "reads. arch: sm_NN; code: elf (a relocatable cubin), nvvm (LTO IR) or object (the whole " +
                               "host object, staged = False); script: the source's plan/device_object.sh, which wraps an " +
                               "image as nvcc's objects carry it; object: the source's object; marker: the symbol every " +
                               "device link of the source defines (\"\" for none); clang_main_file: for a source clang " +

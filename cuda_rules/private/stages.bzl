@@ -18,8 +18,12 @@ SAME = "same"
 ALL = "all"
 EMBEDDED = "embedded"
 LAST = "last"
-STUB_ARCH = "stub_arch"
-NOT_STUB_ARCH = "not_stub_arch"
+REGISTRATION_ARCH = "registration_arch"
+NOT_REGISTRATION_ARCH = "not_registration_arch"
+
+# The rules' action hooks (actions/hooks.bzl).
+LINK_INPUTS = "link_inputs"
+SPLICE_TOOL = "splice_tool"
 
 PLAN_MNEMONIC = "CudaPlan"
 UNSTAGED_MNEMONIC = "CudaCompile"
@@ -47,7 +51,7 @@ CLANG_PLAN_OUTPUTS = [
 # One .cu file compiled in stages (cuda_library, cuda_objects).
 
 HOST_PREPROCESS = struct(
-    kind = "host_preprocess",
+    name = "host_preprocess",
     mnemonic = "CudaHostPreprocess",
     scope = "source",
     outputs = [
@@ -60,11 +64,13 @@ HOST_PREPROCESS = struct(
     device = False,
     exec_group = "",
     progress = "Preprocessing host code of %{label}: %{output}",
+    hook = "",
+    script_name = "host_preprocess",
     doc = "the host compiler's -E for the host side (cudafe++'s input)",
 )
 
 FRONTEND = struct(
-    kind = "frontend",
+    name = "frontend",
     mnemonic = "CudaFrontend",
     scope = "source",
     outputs = [
@@ -77,16 +83,18 @@ FRONTEND = struct(
     device = False,
     exec_group = "",
     progress = "Splitting host code of %{label} (cudafe++): %{output}",
+    hook = "",
+    script_name = "frontend",
     doc = "cudafe++: the host code with device code replaced by launch stubs",
 )
 
 REGISTRATION_STUB = struct(
-    kind = "registration_stub",
+    name = "registration_stub",
     mnemonic = "CudaRegistrationStub",
     scope = "source",
     outputs = [
-        struct(key = "stub", pattern = "host/{stem}.cudafe1.stub.c", lto_pattern = ""),
-        struct(key = "stub_cicc_input", pattern = "host/{stem}.stub_arch_cicc_input", lto_pattern = ""),
+        struct(key = "registration_stub", pattern = "host/{stem}.cudafe1.stub.c", lto_pattern = ""),
+        struct(key = "registration_cicc_input", pattern = "host/{stem}.stub_arch_cicc_input", lto_pattern = ""),
     ],
     reads = [("module_id", "same")],
     source = True,
@@ -95,11 +103,13 @@ REGISTRATION_STUB = struct(
     device = False,
     exec_group = "",
     progress = "Writing the registration stub of %{label} (cicc front end): %{output}",
+    hook = "",
+    script_name = "registration_stub",
     doc = "the registration stub the host compile includes, from one fixed arch's device preprocess and cicc front end (whose NVVM IR that arch's CudaCicc compiles on), so the host compile waits for no optimizing cicc and its key holds no arch",
 )
 
 DEVICE_PREPROCESS = struct(
-    kind = "device_preprocess",
+    name = "device_preprocess",
     mnemonic = "CudaDevicePreprocess",
     scope = "virtual",
     outputs = [
@@ -112,28 +122,32 @@ DEVICE_PREPROCESS = struct(
     device = True,
     exec_group = "",
     progress = "Preprocessing device code of %{label} for {arch}: %{output}",
+    hook = "",
+    script_name = "device_preprocess",
     doc = "the host compiler's -E for one virtual arch (cicc's input)",
 )
 
 CICC = struct(
-    kind = "cicc",
+    name = "cicc",
     mnemonic = "CudaCicc",
     scope = "virtual",
     outputs = [
         struct(key = "ptx", pattern = "{virtual}/{stem}.ptx", lto_pattern = "{virtual}/{stem}.ltoir"),
     ],
-    reads = [("cpp1", "not_stub_arch"), ("stub_cicc_input", "stub_arch"), ("module_id", "same")],
+    reads = [("cpp1", "not_registration_arch"), ("registration_cicc_input", "registration_arch"), ("module_id", "same")],
     source = False,
     host_compiler = False,
     toolkit = ["cicc_files"],
     device = True,
     exec_group = "cicc",
     progress = "Compiling device code for {arch} (cicc): %{output}",
+    hook = "",
+    script_name = "cicc",
     doc = "device code to PTX (or NVVM IR for an LTO arch); for the registration stub's arch, cicc's back end alone on the stub's front end's NVVM IR",
 )
 
 PTXAS = struct(
-    kind = "ptxas",
+    name = "ptxas",
     mnemonic = "CudaPtxas",
     scope = "real",
     outputs = [
@@ -146,11 +160,13 @@ PTXAS = struct(
     device = True,
     exec_group = "ptxas",
     progress = "Assembling %{input} for {arch}",
+    hook = "",
+    script_name = "ptxas",
     doc = "PTX to a cubin for one real arch",
 )
 
 FATBINARY = struct(
-    kind = "fatbinary",
+    name = "fatbinary",
     mnemonic = "CudaFatbinary",
     scope = "source",
     outputs = [
@@ -164,28 +180,32 @@ FATBINARY = struct(
     device = False,
     exec_group = "",
     progress = "Packing device code of %{label}: %{output}",
+    hook = "",
+    script_name = "fatbinary",
     doc = "the cubins and embedded PTX packed into a fatbinary and its C form",
 )
 
 HOST_COMPILE = struct(
-    kind = "host_compile",
+    name = "host_compile",
     mnemonic = "CudaHostCompile",
     scope = "source",
     outputs = [
         struct(key = "host_obj", pattern = "{stem}.host.o", lto_pattern = ""),
     ],
-    reads = [("cudafe1_cpp", "same"), ("stub", "same"), ("fatbin_decl", "same")],
+    reads = [("cudafe1_cpp", "same"), ("registration_stub", "same"), ("fatbin_decl", "same")],
     source = False,
     host_compiler = True,
     toolkit = ["host_compile_headers", "nvcc_files"],
     device = False,
     exec_group = "",
     progress = "Compiling host code of %{label}: %{output}",
+    hook = "",
+    script_name = "host_compile",
     doc = "the host code, compiled against a declaration of the fatbinary (no device code among its inputs)",
 )
 
 EMBED_FATBIN = struct(
-    kind = "embed_fatbin",
+    name = "embed_fatbin",
     mnemonic = "CudaEmbedFatbin",
     scope = "source",
     outputs = [
@@ -198,6 +218,8 @@ EMBED_FATBIN = struct(
     device = False,
     exec_group = "",
     progress = "Embedding device code of %{label}: %{output}",
+    hook = "",
+    script_name = "embed_fatbin",
     doc = "the source's object: the host object linked (ld -r) with fatbinary's own embedded fatbinary",
 )
 
@@ -216,7 +238,7 @@ COMPILE_STAGES = [
 # One .cu file compiled in stages by clang (//cuda_rules:compiler=clang; PTXAS is nvcc's record).
 
 CLANG_DEVICE = struct(
-    kind = "clang_device",
+    name = "clang_device",
     mnemonic = "CudaClangDevice",
     scope = "virtual",
     outputs = [
@@ -229,11 +251,13 @@ CLANG_DEVICE = struct(
     device = True,
     exec_group = "cicc",
     progress = "Compiling device code of %{label} for {arch} (clang): %{output}",
+    hook = "",
+    script_name = "clang_device",
     doc = "clang's device compile for one GPU arch (-cc1 -triple nvptx64-nvidia-cuda): the whole source, to PTX",
 )
 
 CLANG_FATBINARY = struct(
-    kind = "fatbinary",
+    name = "fatbinary",
     mnemonic = "CudaFatbinary",
     scope = "source",
     outputs = [
@@ -246,11 +270,13 @@ CLANG_FATBINARY = struct(
     device = False,
     exec_group = "",
     progress = "Packing device code of %{label}: %{output}",
+    hook = "",
+    script_name = "fatbinary",
     doc = "the cubins and embedded PTX packed into the fatbinary clang's host compile embeds",
 )
 
 CLANG_HOST_COMPILE = struct(
-    kind = "clang_host",
+    name = "clang_host",
     mnemonic = "CudaClangHost",
     scope = "source",
     outputs = [
@@ -263,11 +289,13 @@ CLANG_HOST_COMPILE = struct(
     device = False,
     exec_group = "",
     progress = "Compiling host code of %{label} (clang): %{output}",
+    hook = "",
+    script_name = "clang_host",
     doc = "clang's host compile (-cc1 -triple <host>) against an empty fatbinary: no device output among its inputs",
 )
 
 CLANG_EMBED = struct(
-    kind = "clang_embed",
+    name = "clang_embed",
     mnemonic = "CudaClangEmbed",
     scope = "source",
     outputs = [
@@ -280,6 +308,8 @@ CLANG_EMBED = struct(
     device = False,
     exec_group = "",
     progress = "Embedding device code of %{label}: %{output}",
+    hook = "splice_tool",
+    script_name = "clang_embed",
     doc = "the source's object: the fatbinary spliced into the host object's .nv_fatbin section (elf_splice.py)",
 )
 
@@ -293,8 +323,8 @@ CLANG_STAGES = [
 
 # A device link (cuda_device_link, cuda_library(rdc = True)).
 
-NVLINK = struct(
-    kind = "nvlink",
+DEVICE_LINK = struct(
+    name = "device_link",
     mnemonic = "CudaDeviceLink",
     scope = "link_arch",
     outputs = [
@@ -308,11 +338,13 @@ NVLINK = struct(
     device = True,
     exec_group = "dlink",
     progress = "Device-linking %{label} for {arch}",
+    hook = "link_inputs",
+    script_name = "nvlink",
     doc = "nvlink of one real arch over every relocatable source's code for it",
 )
 
 LINK_FATBINARY = struct(
-    kind = "fatbinary",
+    name = "fatbinary",
     mnemonic = "CudaFatbinary",
     scope = "link",
     outputs = [
@@ -326,11 +358,13 @@ LINK_FATBINARY = struct(
     device = False,
     exec_group = "",
     progress = "Packing device code of %{label}: %{output}",
+    hook = "",
+    script_name = "fatbinary",
     doc = "the linked cubins packed into a fatbinary",
 )
 
 LINK_STUB = struct(
-    kind = "link_stub",
+    name = "link_stub",
     mnemonic = "CudaLinkStub",
     scope = "link",
     outputs = [
@@ -343,11 +377,13 @@ LINK_STUB = struct(
     device = False,
     exec_group = "",
     progress = "Compiling the device link stub of %{label}",
+    hook = "",
+    script_name = "link_stub",
     doc = "crt/link.stub compiled with the linked fatbinary; registers every linked module",
 )
 
 LINK_STAGES = [
-    NVLINK,
+    DEVICE_LINK,
     LINK_FATBINARY,
     LINK_STUB,
 ]
@@ -359,6 +395,7 @@ COMPILE_TABLE = struct(
     stages = COMPILE_STAGES,
     plan_outputs = PLAN_OUTPUTS,
     plan_scope = "source",
+    products = ["obj", "ptx", "cubin", "fatbin"],
     exec_groups = ["cicc", "ptxas"],
 )
 
@@ -367,6 +404,7 @@ CLANG_TABLE = struct(
     stages = CLANG_STAGES,
     plan_outputs = CLANG_PLAN_OUTPUTS,
     plan_scope = "source",
+    products = ["obj", "ptx", "cubin", "fatbin"],
     exec_groups = ["cicc", "ptxas"],
 )
 
@@ -375,7 +413,28 @@ LINK_TABLE = struct(
     stages = LINK_STAGES,
     plan_outputs = LINK_PLAN_OUTPUTS,
     plan_scope = "link",
+    products = ["obj", "cubin", "fatbin", "reg_c"],
     exec_groups = ["dlink"],
+)
+
+# Every output key of the tables, for code that names one: KEYS.obj, KEYS.ptx.
+KEYS = struct(
+    cpp1 = "cpp1",
+    cpp4 = "cpp4",
+    cubin = "cubin",
+    cudafe1_cpp = "cudafe1_cpp",
+    fatbin = "fatbin",
+    fatbin_c = "fatbin_c",
+    fatbin_decl = "fatbin_decl",
+    host_obj = "host_obj",
+    markers = "markers",
+    module_id = "module_id",
+    nvcc_args = "nvcc_args",
+    obj = "obj",
+    ptx = "ptx",
+    reg_c = "reg_c",
+    registration_cicc_input = "registration_cicc_input",
+    registration_stub = "registration_stub",
 )
 
 # Every mnemonic, in pipeline order.
@@ -389,4 +448,4 @@ DEVICE_MNEMONICS = ["CudaCicc", "CudaClangDevice", "CudaDeviceLink", "CudaDevice
 COMPILE_LAYOUT_KEYS = ["label", "display_label", "src", "src_short_path", "stem", "directory", "toolkit_root", "archs", "rdc", "link_marker", "pinned_arch_list", "user_options", "files", "scripts", "host_toolchain_flags", "device_toolchain_flags", "table"]
 ARCH_KEYS = ["virtual", "reals", "ptx", "lto"]
 LINK_LAYOUT_KEYS = ["label", "name", "directory", "toolkit_root", "archs", "lto", "inputs", "markers", "non_rdc", "objects", "files", "scripts"]
-LINK_INPUT_KEYS = ["kind", "image", "script", "name"]
+LINK_INPUT_KEYS = ["code", "image", "script", "name"]

@@ -36,7 +36,7 @@ def _rdc_stages_test_impl(ctx):
     asserts.equals(
         env,
         [("sm_80", "elf", "kernel.cubin"), ("sm_90", "nvvm", "kernel.ltoir")],
-        sorted([(i.arch, i.kind, i.image.basename) for i in info.device_link_inputs]),
+        sorted([(i.arch, i.code, i.image.basename) for i in info.device_link_inputs]),
     )
     return analysistest.end(env)
 

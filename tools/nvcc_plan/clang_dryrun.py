@@ -10,7 +10,7 @@ embeds), and the host `clang -cc1 -triple <host> -emit-obj
 -fcuda-include-gpubinary <fatbinary>`, which compiles the source again and
 embeds the fatbinary.
 
-`parse` names each job's stage kind in the clang table (stages.CLANG_TABLE):
+`parse` names each job's step (the clang table's, stages.CLANG_TABLE):
 clang_device, ptxas, fatbinary, clang_host; anything else is "unknown" (the
 planner refuses a plan with one). Each Command's `arch` is clang's GPU arch
 (sm_NN); a ptxas's `virtual_arch` is compute_NN of the PTX it assembles.
@@ -24,6 +24,7 @@ import subprocess
 import tempfile
 
 from tools.nvcc_plan import dryrun
+from tools.nvcc_plan import stages
 
 # TMPDIR while clang plans is a fresh directory, spelled this way in the
 # parsed plan: every temporary file of a job is recognized by this prefix
@@ -57,25 +58,25 @@ def parse_images(argv):
 
 def _classify(index, argv):
     tool = os.path.basename(argv[0])
-    command = dryrun.Command(index=index, kind="unknown", argv=argv)
+    command = dryrun.Command(index=index, step=stages.STEP_UNKNOWN, argv=argv)
     if len(argv) > 1 and argv[1] == "-cc1":
         triple = dryrun.value_after(argv, "-triple") or ""
         out = dryrun.value_after(argv, "-o")
         command.outputs = [out] if out else []
         command.inputs = [argv[-1]]
         if triple.startswith("nvptx") and "-S" in argv:
-            command.kind = "clang_device"
+            command.step = stages.STEP_CLANG_DEVICE
             command.arch = dryrun.value_after(argv, "-target-cpu") or ""
         elif "-fcuda-include-gpubinary" in argv and "-emit-obj" in argv:
-            command.kind = "clang_host"
+            command.step = stages.STEP_CLANG_HOST
             command.inputs.append(dryrun.value_after(argv, "-fcuda-include-gpubinary"))
     elif re.match(r"^ptxas(-[0-9.]+)?$", tool):
-        command.kind = "ptxas"
+        command.step = stages.STEP_PTXAS
         command.arch = dryrun.value_after(argv, "--gpu-name") or ""
         out = dryrun.value_after(argv, "--output-file")
         command.outputs = [out] if out else []
     elif tool == "fatbinary":
-        command.kind = "fatbinary"
+        command.step = stages.STEP_FATBINARY
         command.outputs = [dryrun.value_after(argv, "--create")]
         command.inputs = [im["file"] for im in parse_images(argv)]
     return command
@@ -96,8 +97,8 @@ def parse(text):
     if not argvs:
         raise dryrun.PlanError("clang printed no jobs (is this `clang -###` output?)")
     plan = dryrun.Plan(env=[], commands=[_classify(i, a) for i, a in enumerate(argvs)])
-    ptx = {c.outputs[0]: c for c in plan.by_kind("clang_device") if c.outputs}
-    for command in plan.by_kind("ptxas"):
+    ptx = {c.outputs[0]: c for c in plan.by_step(stages.STEP_CLANG_DEVICE) if c.outputs}
+    for command in plan.by_step(stages.STEP_PTXAS):
         # Its input: the one argument that is a device compile's output (user
         # flags, -Xcuda-ptxas, may follow it).
         read = [a for a in command.argv[1:] if a in ptx]

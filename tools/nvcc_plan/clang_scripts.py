@@ -31,7 +31,10 @@ import shlex
 from tools.nvcc_plan import clang_dryrun
 from tools.nvcc_plan import compile_scripts
 from tools.nvcc_plan import scripts as scripts_lib
+from tools.nvcc_plan import stage_graph
 from tools.nvcc_plan import stages
+
+KEYS = stages.KEYS
 
 
 def check_archs(layout):
@@ -70,6 +73,24 @@ def _script(layout, exports, mnemonic, argv, arch=""):
     return "\n".join(lines) + "\n"
 
 
+def _keyed_as_the_table(plan, layout):
+    """clang's plan with its jobs keyed as the table's instances: a device job by its virtual arch, a ptxas by
+    (virtual, real), and only the ptxas of archs whose cubin is built (clang plans one for every GPU arch)."""
+    gpus = sorted(clang_dryrun.gpu_arch(a.virtual) for a in layout.archs)
+    ptxases = sorted(c.arch for c in plan.by_step(stages.STEP_PTXAS))
+    if ptxases != gpus:
+        scripts_lib.fail(layout.display_label, "clang plans ptxas for %s, the rule declared %s" % (ptxases, gpus))
+    cubins = {clang_dryrun.gpu_arch(a.virtual) for a in layout.archs if a.reals}
+    commands = []
+    for c in plan.commands:
+        if c.step == stages.STEP_CLANG_DEVICE:
+            c = dataclasses.replace(c, arch="compute_" + c.arch[len("sm_") :])
+        elif c.step == stages.STEP_PTXAS and c.arch not in cubins:
+            continue  # the cubin of a PTX-only arch: not built
+        commands.append(c)
+    return dataclasses.replace(plan, commands=commands)
+
+
 def for_source(plan, layout, driver):
     """Returns {script path: content} for every stage of `plan` (a dryrun.Plan from clang_dryrun.parse).
 
@@ -80,26 +101,13 @@ def for_source(plan, layout, driver):
     if layout.table != stages.CLANG_TABLE.name:
         scripts_lib.fail(layout.display_label, "a clang plan for a layout of the %s table" % layout.table)
     check_archs(layout)
-    odd = plan.by_kind("unknown")
-    if odd:
-        scripts_lib.fail(
-            layout.display_label,
-            "clang's plan for these options runs %s, which is not a stage these rules can run (options: %s). "
-            "Remove the option, or compile this target with nvcc."
-            % (", ".join(repr(" ".join(c.argv[:2])) for c in odd), " ".join(layout.user_options) or "none"),
-        )
-
-    def only(kind):
-        return scripts_lib.only(plan, kind, layout.display_label, "job in clang's plan")
-
-    fatbinary, host = only("fatbinary"), only("clang_host")
-    devices = {c.arch: c for c in plan.by_kind("clang_device")}
-    ptxases = {c.arch: c for c in plan.by_kind("ptxas")}
-    gpus = [clang_dryrun.gpu_arch(a.virtual) for a in layout.archs]
-    if sorted(devices) != sorted(gpus) or len(devices) != len(plan.by_kind("clang_device")):
-        scripts_lib.fail(layout.display_label, "clang plans device compiles for %s, the rule declared %s" % (sorted(devices), sorted(gpus)))
-    if sorted(ptxases) != sorted(gpus) or len(ptxases) != len(plan.by_kind("ptxas")):
-        scripts_lib.fail(layout.display_label, "clang plans ptxas for %s, the rule declared %s" % (sorted(ptxases), sorted(gpus)))
+    units = {s: stage_graph.instances(s, layout.archs, []) for s in stages.CLANG_STAGES}
+    fix = "(options: %s). Remove the option, or compile this target with nvcc." % (" ".join(layout.user_options) or "none")
+    unit = scripts_lib.Unit.of(
+        _keyed_as_the_table(plan, layout), layout, units, fix,
+        exports=lambda _: [("PWD", scripts_lib.CANONICAL_CWD)], compiler="clang",
+    )
+    host, fatbinary = unit.only(stages.CLANG_HOST_COMPILE), unit.only(stages.CLANG_FATBINARY)
     if ("-fgpu-rdc" in host.argv) != layout.rdc:
         scripts_lib.fail(
             layout.display_label,
@@ -114,45 +122,59 @@ def for_source(plan, layout, driver):
         scripts_lib.fail(layout.display_label, "clang's fatbinary embeds the PTX of %s, the rule declared %s" % (got_ptx, want_ptx))
     # The toolkit clang found (--cuda-path, execroot-relative) is the rules': its ptxas and fatbinary.
     root = _execroot_relative(layout.toolkit_root)
-    for command in list(ptxases.values()) + [fatbinary]:
+    for command in unit.plan.by_step(stages.STEP_PTXAS) + [fatbinary]:
         want_tool = "%s/bin/%s" % (root, command.tool)
         if _execroot_relative(os.path.normpath(command.argv[0])) != os.path.normpath(want_tool):
             scripts_lib.fail(layout.display_label, "clang runs %s, not the toolkit's %s" % (command.argv[0], want_tool))
-
-    files = layout.files
-    renames = {fatbinary.outputs[0]: files["fatbin"], host.outputs[0]: files["host_obj"]}
-    for a in layout.archs:
-        gpu = clang_dryrun.gpu_arch(a.virtual)
-        renames[devices[gpu].outputs[0]] = files["ptx/" + a.virtual]
-        if a.reals:
-            renames[ptxases[gpu].outputs[0]] = files["cubin/%s/%s" % (a.virtual, gpu)]
-    rename = scripts_lib.Renamer(renames)
-
-    def command(c):
-        argv = [rename(arg) for arg in c.argv]
-        left = [arg for arg in argv if clang_dryrun.PLAN_TMPDIR in arg]
-        if left:
-            scripts_lib.fail(layout.display_label, "clang's %s job has files these rules cannot name: %s" % (c.kind, " ".join(left)))
-        return argv
-
-    exports = [("PWD", scripts_lib.CANONICAL_CWD)]
     out = {}
-    for a in layout.archs:
-        gpu = clang_dryrun.gpu_arch(a.virtual)
-        inst = {"virtual": a.virtual}
-        out[layout.scripts[stages.instance_key(stages.CLANG_DEVICE.kind, inst)]] = _script(
-            layout, exports, stages.CLANG_DEVICE.mnemonic, command(devices[gpu]), gpu
+    for action in unit.graph["actions"]:
+        out.update(PLANNER[action["stage"]](unit, action, driver))
+    if layout.rdc:
+        # nvlink names each linked module after the object's __nv_module_id; clang's
+        # host object registers the source under its own id (rdc_module_id).
+        # fatbinary's options without its output and images; --device-c: the C
+        # wrapper puts the image where nvlink reads relocatable code, as nvcc's -rdc plan does.
+        fat = _fatbinary_argv(unit)
+        create = fat.index("--create")
+        options = [a for a in fat[:create] + fat[create + 2 :] if not a.startswith("--image3=")]
+        out[layout.scripts[stages.DEVICE_OBJECT_SCRIPT]] = compile_scripts.device_object_script(
+            layout, unit.exports, options + ["--device-c"], driver, rdc_module_id(host.argv[-1])
         )
-        if a.reals:
-            inst = {"virtual": a.virtual, "real": gpu}
-            argv = command(ptxases[gpu])
-            execroot_files = {files["ptx/" + a.virtual], files["cubin/%s/%s" % (a.virtual, gpu)]}
-            if not os.path.isabs(argv[0]):
-                execroot_files.add(argv[0])
-            out[layout.scripts[stages.instance_key(stages.PTXAS.kind, inst)]] = _ptxas_script(
-                layout, exports, argv, execroot_files, gpu
-            )
-    cubins = {clang_dryrun.gpu_arch(a.virtual)[3:] for a in layout.archs if a.reals}
+    return out
+
+
+def _command(unit, command):
+    """A job of clang's plan as its script runs it: its files renamed (no other file of clang's may remain)."""
+    argv = [unit.rename(arg) for arg in command.argv]
+    left = [arg for arg in argv if clang_dryrun.PLAN_TMPDIR in arg]
+    if left:
+        scripts_lib.fail(unit.layout.display_label, "clang's %s job has files these rules cannot name: %s" % (command.step, " ".join(left)))
+    return argv
+
+
+def _device(unit, action, driver):  # noqa: ARG001 - every clang planner function gets the driver
+    inst = action["inst"]
+    gpu = clang_dryrun.gpu_arch(inst["virtual"])
+    argv = _command(unit, unit.command_of(stages.CLANG_DEVICE, inst))
+    return {unit.layout.scripts[action["script"]]: _script(unit.layout, unit.exports, stages.CLANG_DEVICE.mnemonic, argv, gpu)}
+
+
+def _ptxas(unit, action, driver):  # noqa: ARG001
+    layout, inst = unit.layout, action["inst"]
+    argv = _command(unit, unit.command_of(stages.PTXAS, inst))
+    execroot_files = {
+        layout.files[stage_graph.instance_key(KEYS.ptx, {"virtual": inst["virtual"]})],
+        layout.files[stage_graph.instance_key(KEYS.cubin, inst)],
+    }
+    if not os.path.isabs(argv[0]):
+        execroot_files.add(argv[0])
+    return {layout.scripts[action["script"]]: _ptxas_script(layout, unit.exports, argv, execroot_files, inst["real"])}
+
+
+def _fatbinary_argv(unit):
+    """clang's fatbinary, each image as --image3= (CUDA >= 12.9's form), without the cubins of PTX-only archs."""
+    fatbinary = unit.only(stages.CLANG_FATBINARY)
+    cubins = {clang_dryrun.gpu_arch(a.virtual)[3:] for a in unit.layout.archs if a.reals}
     fat = []
     for arg in fatbinary.argv:
         if arg.startswith(("--image=", "--image3=")):
@@ -161,28 +183,35 @@ def for_source(plan, layout, driver):
                 continue  # the cubin of a PTX-only arch: its ptxas is not run
             arg = "--image3=kind=%s,sm=%s,file=%s" % (im["kind"], im["sm"], im["file"])
         fat.append(arg)
-    fat = command(dataclasses.replace(fatbinary, argv=fat))
-    out[layout.scripts[stages.CLANG_FATBINARY.kind]] = _script(layout, exports, stages.CLANG_FATBINARY.mnemonic, fat)
+    return _command(unit, dataclasses.replace(fatbinary, argv=fat))
+
+
+def _fatbinary(unit, action, driver):  # noqa: ARG001
+    return {unit.layout.scripts[action["script"]]: _script(unit.layout, unit.exports, stages.CLANG_FATBINARY.mnemonic, _fatbinary_argv(unit))}
+
+
+def _host(unit, action, driver):  # noqa: ARG001
     # The host compile embeds an empty fatbinary: clang emits the same
     # registration code and an empty .nv_fatbin section, which CudaClangEmbed
     # fills with the fatbinary (the object is then clang's own, byte for byte).
+    host = unit.only(stages.CLANG_HOST_COMPILE)
     blob = host.argv.index("-fcuda-include-gpubinary") + 1
-    out[layout.scripts[stages.CLANG_HOST_COMPILE.kind]] = _script(
-        layout, exports, stages.CLANG_HOST_COMPILE.mnemonic, command(dataclasses.replace(
-            host, argv=host.argv[:blob] + ["/dev/null"] + host.argv[blob + 1 :]))
-    )
-    out[layout.scripts[stages.CLANG_EMBED.kind]] = embed_script(layout, exports, driver)
-    if layout.rdc:
-        # nvlink names each linked module after the object's __nv_module_id; clang's
-        # host object registers the source under its own id (rdc_module_id).
-        # fatbinary's options without its output and images; --device-c: the C
-        # wrapper puts the image where nvlink reads relocatable code, as nvcc's -rdc plan does.
-        create = fat.index("--create")
-        options = [a for a in fat[:create] + fat[create + 2 :] if not a.startswith("--image3=")]
-        out[layout.scripts[stages.DEVICE_OBJECT_SCRIPT]] = compile_scripts.device_object_script(
-            layout, exports, options + ["--device-c"], driver, rdc_module_id(host.argv[-1])
-        )
-    return out
+    argv = _command(unit, dataclasses.replace(host, argv=host.argv[:blob] + ["/dev/null"] + host.argv[blob + 1 :]))
+    return {unit.layout.scripts[action["script"]]: _script(unit.layout, unit.exports, stages.CLANG_HOST_COMPILE.mnemonic, argv)}
+
+
+def _embed(unit, action, driver):
+    return {unit.layout.scripts[action["script"]]: embed_script(unit.layout, unit.exports, driver)}
+
+
+# Every stage's script, from clang's plan.
+PLANNER = {
+    stages.CLANG_DEVICE: _device,
+    stages.PTXAS: _ptxas,
+    stages.CLANG_FATBINARY: _fatbinary,
+    stages.CLANG_HOST_COMPILE: _host,
+    stages.CLANG_EMBED: _embed,
+}
 
 
 # The sections of a host object clang puts the fatbinary in (CGCUDANV.cpp):
@@ -220,11 +249,11 @@ def embed_script(layout, exports, driver):
     files = layout.files
     lines = scripts_lib.preamble(_comment(layout, stages.CLANG_EMBED.mnemonic), exports)
     if not layout.rdc:
-        lines.append('exec "$1" ' + " ".join(shlex.quote(a) for a in (FATBIN_SECTION, files["fatbin"], files["host_obj"], files["obj"])))
+        lines.append('exec "$1" ' + " ".join(shlex.quote(a) for a in (FATBIN_SECTION, files[KEYS.fatbin], files[KEYS.host_obj], files[KEYS.obj])))
         return "\n".join(lines) + "\n"
     lines.append("set -e")
     lines += scripts_lib.temp_dir_lines()
-    lines.append('"$1" ' + " ".join(shlex.quote(a) for a in (RELOCATABLE_FATBIN_SECTION, files["fatbin"], files["host_obj"])) + ' "$tmp/spliced.o"')
+    lines.append('"$1" ' + " ".join(shlex.quote(a) for a in (RELOCATABLE_FATBIN_SECTION, files[KEYS.fatbin], files[KEYS.host_obj])) + ' "$tmp/spliced.o"')
     parts = ['"$tmp/spliced.o"']
     if layout.link_marker:
         # The check object goes first and adds no bytes to any section clang's
@@ -242,7 +271,7 @@ def embed_script(layout, exports, driver):
         )
         parts.insert(0, '"$tmp/check.o"')
     # -Wl,--build-id=none: Debian's clang asks the linker for a build id, which only a program should get.
-    lines.append("%s -r -nostdlib -Wl,--build-id=none -o %s %s" % (shlex.quote(driver), shlex.quote(files["obj"]), " ".join(parts)))
+    lines.append("%s -r -nostdlib -Wl,--build-id=none -o %s %s" % (shlex.quote(driver), shlex.quote(files[KEYS.obj]), " ".join(parts)))
     return "\n".join(lines) + "\n"
 
 

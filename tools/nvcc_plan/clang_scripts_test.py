@@ -8,6 +8,7 @@ from runfiles import runfiles
 from tools.nvcc_plan import clang_dryrun
 from tools.nvcc_plan import layout as layout_lib
 from tools.nvcc_plan import scripts as scripts_lib
+from tools.nvcc_plan import stage_graph
 from tools.nvcc_plan import stages
 
 # `clang -### -x cuda --cuda-path=external/cuda --cuda-gpu-arch=sm_80 --cuda-gpu-arch=sm_86
@@ -31,6 +32,7 @@ def _read(name):
 
 def _layout(archs=_ARCHS, table="clang", stem="k", rdc=False):
     directory = "_cuda/%s/%s" % (stem, stem)
+    graph = stage_graph.unit_graph(stages.CLANG_TABLE, archs, [], stem, "", stage_graph.registration_arch(archs, ""), rdc)
     return layout_lib.CompileLayout(
         label="@@//pkg:" + stem,
         display_label="//pkg:" + stem,
@@ -44,10 +46,8 @@ def _layout(archs=_ARCHS, table="clang", stem="k", rdc=False):
         link_marker="rules_cuda_stages__no_device_link_for__pkg_s__pkg_s_cu" if rdc else "",
         pinned_arch_list="",
         user_options=[],
-        files={k: os.path.join(directory, v) for k, v in stages.compile_files(stem, archs, stages.CLANG_TABLE).items()},
-        scripts={
-            k: os.path.join(directory, v) for k, v in stages.compile_script_paths(archs, rdc, stages.CLANG_TABLE).items()
-        },
+        files={k: os.path.join(directory, v) for k, v in graph["files"].items()},
+        scripts={k: os.path.join(directory, v) for k, v in graph["scripts"].items()},
         table=table,
     ).validate()
 
@@ -57,16 +57,16 @@ class ParseTest(unittest.TestCase):
         version, plan = clang_dryrun.parse(_read(_PLAN))
         self.assertEqual(version, "21.1.8")
         self.assertEqual(
-            [(c.kind, c.arch, c.virtual_arch) for c in plan.commands],
+            [(c.step, c.arch, c.virtual_arch) for c in plan.commands],
             [
-                ("clang_device", "sm_80", ""),
-                ("ptxas", "sm_80", "compute_80"),
-                ("clang_device", "sm_86", ""),
-                ("ptxas", "sm_86", "compute_86"),
-                ("clang_device", "sm_90", ""),
-                ("ptxas", "sm_90", "compute_90"),
-                ("fatbinary", "", ""),
-                ("clang_host", "", ""),
+                (stages.STEP_CLANG_DEVICE, "sm_80", ""),
+                (stages.STEP_PTXAS, "sm_80", "compute_80"),
+                (stages.STEP_CLANG_DEVICE, "sm_86", ""),
+                (stages.STEP_PTXAS, "sm_86", "compute_86"),
+                (stages.STEP_CLANG_DEVICE, "sm_90", ""),
+                (stages.STEP_PTXAS, "sm_90", "compute_90"),
+                (stages.STEP_FATBINARY, "", ""),
+                (stages.STEP_CLANG_HOST, "", ""),
             ],
         )
         self.assertEqual([c.mnemonic for c in plan.commands][:2], [stages.CLANG_DEVICE.mnemonic, stages.PTXAS.mnemonic])
@@ -126,7 +126,7 @@ class ScriptsTest(unittest.TestCase):
 
     def test_plan_with_other_archs_fails(self):
         layout = _layout(_ARCHS[:2] + [stages.Arch("compute_89", ("sm_89",), ptx=True)])
-        with self.assertRaisesRegex(scripts_lib.PlanMismatch, "device compiles for"):
+        with self.assertRaisesRegex(scripts_lib.PlanMismatch, "clang plans (clang_device|ptxas) for"):
             self.lib.for_source(self.plan, layout, _DRIVER)
 
     def test_embedded_ptx_must_match(self):

@@ -1,11 +1,13 @@
 """The stage scripts of one source's staged compile, from nvcc's own plan.
 
 `for_source(plan, layout)` checks that nvcc's plan (`nvcc --dryrun` with the
-target's flags) has exactly the stages the layout declares (one device
-preprocess + cicc per virtual arch, one ptxas per real arch, ...), and writes
-each stage's command with every temporary file renamed to the file Bazel
-declared for it, every toolkit path spelled from the execroot, and the rules'
-module id file in place of the one cudafe++ would generate.
+target's flags) has exactly the commands the layout's stages are made from
+(scripts.match_steps: one device preprocess and cicc per virtual arch, one
+ptxas per real arch, ...), and writes each stage's script from its record
+(stages.py): the command of its step with every temporary file renamed to
+the file Bazel declared for it (the record's `named_by` and `names`), every
+toolkit path spelled from the execroot, the shipped set's __CUDA_ARCH_LIST__
+where the record pins it; a stage that needs more has a function in PLANNER.
 """
 
 import dataclasses
@@ -16,177 +18,150 @@ import shlex
 from tools.nvcc_plan import cicc_split
 from tools.nvcc_plan import dryrun
 from tools.nvcc_plan import scripts as scripts_lib
+from tools.nvcc_plan import stage_graph
 from tools.nvcc_plan import stages
 
-
-# Stages whose command defines __CUDA_ARCH_LIST__ (gcc -E and the host compile).
-_ARCH_LIST_STAGES = ("host_preprocess", "device_preprocess", "host_compile")
+KEYS = stages.KEYS
 
 
 def for_source(plan, layout):
-    """Returns {script path: content} for every stage of `plan` (a CompileLayout)."""
-    unknown = [s for s in plan.commands if s.kind in ("unknown", "nvlink")]
-    if unknown:
-        scripts_lib.fail(
-            layout.display_label,
-            "nvcc's plan for these options runs %s, which is not a stage these rules can run "
-            "(options: %s). Remove the option, or build this target with staged = False."
-            % (", ".join(repr(" ".join(s.argv[:3])) for s in unknown), " ".join(layout.user_options) or "none"),
-        )
-
-    def only(kind):
-        return scripts_lib.only(plan, kind, layout.display_label, "stage in nvcc's plan")
-
-    host_pp, frontend, fatbinary, host_compile = (
-        only("host_preprocess"),
-        only("frontend"),
-        only("fatbinary"),
-        only("host_compile"),
+    """Returns {path: content} of every script of `layout` (a CompileLayout) and CudaPlan's other files."""
+    units = {s: stage_graph.instances(s, layout.archs, []) for s in layout.stage_table.stages}
+    fix = "(options: %s). Remove the option, or build this target with staged = False." % (" ".join(layout.user_options) or "none")
+    nvvmir = plan.env_dict().get("NVVMIR_LIBRARY_DIR", "")
+    unit = scripts_lib.Unit.of(
+        plan, layout, units, fix,
+        exports=lambda toolkit: scripts_lib.env_exports(
+            layout.toolkit_root, nvvmir_library_dir=scripts_lib.normpath(toolkit.rewrite(nvvmir))),
+        pinned_steps=_PINNED_STEPS,
     )
-    ciccs = {s.arch: s for s in plan.by_kind("cicc")}
-    dpps = {s.arch: s for s in plan.by_kind("device_preprocess")}
-    ptxases = {"%s/%s" % (s.virtual_arch, s.arch): s for s in plan.by_kind("ptxas")}
-    virtual = layout.virtual_archs
-    if sorted(ciccs) != sorted(virtual) or sorted(dpps) != sorted(virtual):
-        scripts_lib.fail(layout.display_label, "nvcc plans virtual archs %s, the rule declared %s" % (sorted(ciccs), sorted(virtual)))
-    if sorted(ptxases) != sorted(layout.real_keys):
-        scripts_lib.fail(layout.display_label, "nvcc plans real archs %s, the rule declared %s" % (sorted(ptxases), sorted(layout.real_keys)))
-
     if plan.relocatable != layout.rdc:
         scripts_lib.fail(
             layout.display_label,
             "nvcc plans %s device code, the rule declared %s" % (
                 "relocatable" if plan.relocatable else "whole-program", "relocatable" if layout.rdc else "whole-program"),
         )
-    files = layout.files
-    renames = {
-        host_pp.outputs[0]: files["cpp4"],
-        frontend.outputs[0]: files["cudafe1_cpp"],
-        dryrun.value_after(frontend.argv, "--module_id_file_name"): layout.module_id_file,
-    }
-    # cudafe++'s host code #includes the stub by this name: CudaRegistrationStub's.
-    renames[dryrun.value_after(frontend.argv, "--stub_file_name")] = layout.stub_name
-    for arch, cicc in ciccs.items():
-        renames[dpps[arch].outputs[0]] = files["cpp1/" + arch]
-        renames[dryrun.value_after(cicc.argv, "-o")] = files["ptx/" + arch]
-        # The front end's other outputs: read by nothing (the host compile's
-        # stub is CudaRegistrationStub's), so a temporary directory's.
-        renames[dryrun.value_after(cicc.argv, "--gen_c_file_name")] = _TMP + "/cicc.cudafe1.c"
-        renames[dryrun.value_after(cicc.argv, "--stub_file_name")] = _TMP + "/cicc.cudafe1.stub.c"
-        renames[dryrun.value_after(cicc.argv, "--gen_device_file_name")] = _TMP + "/cicc.cudafe1.gpu"
-        renames[dryrun.value_after(cicc.argv, "--include_file_name")] = layout.fatbin_c_name
-    for key, ptxas in ptxases.items():
-        renames[ptxas.outputs[0]] = files["cubin/" + key]
-    renames[fatbinary.outputs[0]] = files["fatbin_c"]
-    renames[host_compile.outputs[0]] = files["host_obj"]
-    rename = scripts_lib.Renamer(renames)
-
-    env = plan.env_dict()
-    toolkit = scripts_lib.ToolkitPaths(env, layout.toolkit_root)
-    tool_paths = {name: toolkit.tool(name) for name in ("cudafe++", "ptxas", "fatbinary", "nvlink")}
-    pinned_list = layout.pinned_arch_list
-
-    def command(stage):
-        argv = [toolkit.rewrite(rename(a)) for a in stage.argv]
-        if pinned_list and stage.kind in _ARCH_LIST_STAGES:
-            # The shipped set's list instead of nvcc's (the compiled archs are a
-            # subset of it): the same command as in a build of the whole set.
-            pinned = [i for i, a in enumerate(argv) if a.startswith("-D__CUDA_ARCH_LIST__=")]
-            if len(pinned) != 1:
-                scripts_lib.fail(layout.display_label, "cannot pin __CUDA_ARCH_LIST__: nvcc's %s command defines it %d times" % (stage.kind, len(pinned)))
-            argv[pinned[0]] = "-D__CUDA_ARCH_LIST__=" + pinned_list
-        # The tool itself by its plain path (an action may hold no file of
-        # bin/, so <root>/bin/../nvvm/bin/cicc would not resolve).
-        argv[0] = tool_paths.get(argv[0], scripts_lib.normpath(argv[0]))
-        return argv
-
-    exports = scripts_lib.env_exports(
-        layout.toolkit_root,
-        nvvmir_library_dir=scripts_lib.normpath(toolkit.rewrite(env.get("NVVMIR_LIBRARY_DIR", ""))),
-    )
     out = {}
-
-    def emit(stage, argv, inst=None, hints=False, post=()):
-        """The script of one instance of `stage` (a record of the stage table): `argv`, with hints or shell lines after it."""
-        inst = inst or {}
-        arch = inst.get("real") or inst.get("virtual") or ""
-        out[layout.scripts[stages.instance_key(stage.kind, inst)]] = scripts_lib.stage_script(
-            layout.label, layout.src, stage.mnemonic, arch, exports, argv, hints, post
-        )
-
-    emit(stages.HOST_PREPROCESS, command(host_pp), hints=True)
-
-    fe = [a for a in command(frontend) if a != "--gen_module_id_file"]
-    scripts_lib.set_value(fe, "--orig_src_path_name", layout.src)
-    # The host compile's input: the same host code whatever the device code's
-    # text, so a device-only edit that keeps the lines re-runs no host compile.
-    emit(stages.FRONTEND, fe, post=scripts_lib.blank_disabled_device_code(files["cudafe1_cpp"]))
-
-    stub_arch, stub_dpp, stub_cicc, host_compile = stub_commands(layout, dpps, ciccs, host_compile)
-    stub_cicc = command(stub_cicc)
-    scripts_lib.set_value(stub_cicc, "--orig_src_path_name", layout.src)
-    version = cicc_split.version_of(stub_dpp.argv)
-    libdevice = dict(exports).get("NVVMIR_LIBRARY_DIR", "") + "/libdevice.10.bc"
-    # The input CudaCicc of the stub arch reads from the stub's action: the
-    # front end's NVVM IR, or where cicc's command cannot be split (or the stub
-    # is another arch's), that arch's preprocessed source.
-    split = None
-    if stub_arch == layout.stub_arch:
-        try:
-            split = cicc_split.split(stub_cicc, version, libdevice, _TMP + "/stub_arch.bc")
-        except cicc_split.Unsplit:
-            pass  # the whole cicc
-    extra_dpp = None
-    if stub_arch != layout.stub_arch and layout.stub_arch in dpps:
-        extra_dpp = device_toolchain_flags(layout, command(dpps[layout.stub_arch]), layout.stub_arch)
-    out[layout.scripts[stages.REGISTRATION_STUB.kind]] = registration_stub_script(
-        layout,
-        exports,
-        stub_arch,
-        device_toolchain_flags(layout, command(stub_dpp), stub_arch),
-        stub_cicc,
-        split,
-        extra_dpp,
-    )
-
-    for arch in virtual:
-        emit(stages.DEVICE_PREPROCESS, device_toolchain_flags(layout, command(dpps[arch]), arch), {"virtual": arch}, hints=True)
-        cc = command(ciccs[arch])
-        scripts_lib.set_value(cc, "--orig_src_path_name", layout.src)
-        if arch == layout.stub_arch:
-            # Its input comes from the stub's action (stages.STUB_ARCH).
-            if split:
-                if cc != stub_cicc:
-                    scripts_lib.fail(layout.display_label, "the stub's front end was split from another cicc command than %s's" % arch)
-                cc = split[1]
-                link = (files["stub_cicc_input"], _TMP + "/stub_arch.bc")
-            else:
-                link = (files["stub_cicc_input"], _TMP + "/stub_arch.cpp1.ii")
-                cc = _rename_args(cc, {files["cpp1/" + arch]: link[1]})
-        else:
-            link = None
-        out[layout.scripts[stages.instance_key(stages.CICC.kind, {"virtual": arch})]] = cicc_script(
-            layout, exports, arch, cc, link, check=files["ptx/" + arch] if split and link else None
-        )
-    for a in layout.archs:
-        for real in a.reals:
-            emit(stages.PTXAS, command(ptxases["%s/%s" % (a.virtual, real)]), {"virtual": a.virtual, "real": real})
-
-    emit(stages.FATBINARY, command(fatbinary) + ["--create=" + files["fatbin"]])
-
-    hc = command(host_compile)
-    for directory in layout.host_compile_iquote:
-        hc[-2:-2] = ["-iquote", directory]  # before `-o OUT`
-    emit(stages.HOST_COMPILE, hc, hints=True)
-
+    for action in unit.graph["actions"]:
+        out.update(PLANNER.get(action["stage"], _from_step)(unit, action))
     the_id = module_id_of(layout)
-    out[files["fatbin_decl"]] = fatbin_declaration(layout, the_id)
-    out[layout.scripts["embed_fatbin"]] = embed_script(layout, exports, hc[0], _machine_flags(hc), the_id)
+    out[layout.files[KEYS.fatbin_decl]] = fatbin_declaration(layout, the_id)
     if layout.rdc:
         out[layout.scripts[stages.DEVICE_OBJECT_SCRIPT]] = device_object_script(
-            layout, exports, command(fatbinary), hc[0], the_id
+            layout, unit.exports, unit.command(unit.only(stages.FATBINARY)), _host_compile_argv(unit)[0], the_id
         )
     return out
+
+
+# The steps whose commands define __CUDA_ARCH_LIST__ (the records that pin it).
+_PINNED_STEPS = {s.step for s in stages.COMPILE_STAGES if s.pin_arch_list}
+
+
+def _from_step(unit, action):
+    """A stage whose script is its step's command as it is."""
+    return unit.script(action, unit.command(unit.command_of(action["stage"], action["inst"])))
+
+
+def _frontend(unit, action):
+    """cudafe++, told the source's canonical path and given the rules' module id (not generating one)."""
+    argv = [a for a in unit.command(unit.only(stages.FRONTEND)) if a != "--gen_module_id_file"]
+    scripts_lib.set_value(argv, "--orig_src_path_name", unit.layout.src)
+    # The host compile's input: the same host code whatever the device code's
+    # text, so a device-only edit that keeps the lines re-runs no host compile.
+    return unit.script(action, argv, post=scripts_lib.blank_disabled_device_code(unit.layout.files[KEYS.cudafe1_cpp]))
+
+
+def _device_preprocess(unit, action):
+    """The host compiler's -E for one virtual arch, with only the C++ toolchain's flags that shape device code."""
+    arch = action["inst"]["virtual"]
+    return unit.script(action, device_toolchain_flags(unit.layout, unit.command(unit.command_of(stages.DEVICE_PREPROCESS, action["inst"])), arch))
+
+
+def _fatbinary(unit, action):
+    """fatbinary, also writing the fatbinary itself (what device images and the device link read)."""
+    return unit.script(action, unit.command(unit.only(stages.FATBINARY)) + ["--create=" + unit.layout.files[KEYS.fatbin]])
+
+
+def _host_compile_argv(unit):
+    """The host compile as its script runs it: nvcc's, with the registration arch's __CUDA_ARCH__ (stub_commands)."""
+    return unit.command(_registration(unit)[3])
+
+
+def _host_compile(unit, action):
+    """The host compile, finding the stub and the fatbinary's declaration it #includes by bare name."""
+    argv = _host_compile_argv(unit)
+    for directory in unit.layout.host_compile_iquote:
+        argv[-2:-2] = ["-iquote", directory]  # before `-o OUT`
+    return unit.script(action, argv)
+
+
+def _embed(unit, action):
+    argv = _host_compile_argv(unit)
+    return {unit.layout.scripts[action["script"]]: embed_script(unit.layout, unit.exports, argv[0], _machine_flags(argv), module_id_of(unit.layout))}
+
+
+def _registration(unit):
+    """(arch, device preprocess, cicc, host compile, split of the cicc) of the registration stub (stub_commands)."""
+    layout = unit.layout
+    dpps = {a: unit.command_of(stages.DEVICE_PREPROCESS, {"virtual": a}) for a in layout.virtual_archs}
+    ciccs = {a: unit.command_of(stages.CICC, {"virtual": a}) for a in layout.virtual_archs}
+    arch, dpp, cicc, host_compile = stub_commands(layout, dpps, ciccs, unit.only(stages.HOST_COMPILE))
+    cicc = unit.command(cicc)
+    scripts_lib.set_value(cicc, "--orig_src_path_name", layout.src)
+    split = None
+    if arch == layout.registration_arch:
+        libdevice = dict(unit.exports).get("NVVMIR_LIBRARY_DIR", "") + "/libdevice.10.bc"
+        try:
+            split = cicc_split.split(cicc, cicc_split.version_of(dpp.argv), libdevice, _TMP + "/stub_arch.bc")
+        except cicc_split.Unsplit:
+            pass  # the whole cicc
+    return arch, dpp, cicc, host_compile, split
+
+
+def _registration_stub(unit, action):
+    layout = unit.layout
+    arch, dpp, cicc, _, split = _registration(unit)
+    extra_dpp = None
+    if arch != layout.registration_arch and layout.registration_arch in layout.virtual_archs:
+        inst = {"virtual": layout.registration_arch}
+        extra_dpp = device_toolchain_flags(layout, unit.command(unit.command_of(stages.DEVICE_PREPROCESS, inst)), layout.registration_arch)
+    return {layout.scripts[action["script"]]: registration_stub_script(
+        layout, unit.exports, arch, device_toolchain_flags(layout, unit.command(dpp), arch), cicc, split, extra_dpp,
+    )}
+
+
+def _cicc(unit, action):
+    """cicc for one virtual arch; the registration arch's reads the stub's front end's output instead."""
+    layout = unit.layout
+    arch = action["inst"]["virtual"]
+    argv = unit.command(unit.command_of(stages.CICC, action["inst"]))
+    scripts_lib.set_value(argv, "--orig_src_path_name", layout.src)
+    link, check = None, None
+    if arch == layout.registration_arch:
+        # Its input comes from the stub's action (stages.REGISTRATION_ARCH).
+        _, _, stub_cicc, _, split = _registration(unit)
+        stub_input = layout.files[KEYS.stub_cicc_input]
+        if split:
+            if argv != stub_cicc:
+                scripts_lib.fail(layout.display_label, "the stub's front end was split from another cicc command than %s's" % arch)
+            argv, link, check = split[1], (stub_input, _TMP + "/stub_arch.bc"), layout.files[stage_graph.instance_key(KEYS.ptx, action["inst"])]
+        else:
+            link = (stub_input, _TMP + "/stub_arch.cpp1.ii")
+            preprocessed = unit.rename(unit.command_of(stages.DEVICE_PREPROCESS, action["inst"]).outputs[0])
+            argv = _rename_args(argv, {preprocessed: link[1]})
+    return {layout.scripts[action["script"]]: cicc_script(layout, unit.exports, arch, argv, link, check)}
+
+
+# The stages whose script is more than their step's command as it is.
+PLANNER = {
+    stages.FRONTEND: _frontend,
+    stages.REGISTRATION_STUB: _registration_stub,
+    stages.DEVICE_PREPROCESS: _device_preprocess,
+    stages.CICC: _cicc,
+    stages.FATBINARY: _fatbinary,
+    stages.HOST_COMPILE: _host_compile,
+    stages.EMBED_FATBIN: _embed,
+}
 
 
 _PLAIN_VIRTUAL = re.compile(r"compute_([0-9]+)")
@@ -199,7 +174,7 @@ FRONT_END_ONLY = ["--Xlgenfe", "--device-syntax-only"]
 def stub_commands(layout, dpps, ciccs, host_compile):
     """(arch, device preprocess, cicc, host compile) of nvcc's plan for the registration stub's arch.
 
-    The arch is layout.stub_arch (stages.stub_arch: the shipped set's last for
+    The arch is layout.registration_arch (stage_graph.registration_arch: the shipped set's last for
     a pinned build, else nvcc's last). nvcc's host compile defines
     __CUDA_ARCH__ as the arch whose stub it includes (its last): the host
     compile returned defines the stub arch's. A build of a subset that does
@@ -211,7 +186,7 @@ def stub_commands(layout, dpps, ciccs, host_compile):
     Where that cannot be done (no plain arch compiled, or a token not found
     once) it is all nvcc's own: the last arch's stub and host compile.
     """
-    want = layout.stub_arch
+    want = layout.registration_arch
     last = layout.virtual_archs[-1]
     if want == last:
         return want, dpps[want], ciccs[want], host_compile
@@ -263,12 +238,12 @@ def registration_stub_script(layout, exports, arch, dpp, cicc, split, extra_dpp)
     preprocess, whose output that arch's CudaCicc reads.
     """
     files = layout.files
-    stub_input = files["stub_cicc_input"]
+    stub_input = files[KEYS.stub_cicc_input]
     ii = _TMP + "/stub_arch.cpp1.ii"
     local = {
         dryrun.value_after(dpp, "-o"): ii,
         dryrun.value_after(cicc, "-o"): _TMP + "/stub.ptx",
-        dryrun.value_after(cicc, "--stub_file_name"): files["stub"],
+        dryrun.value_after(cicc, "--stub_file_name"): files[KEYS.stub],
     }
     dpp = _rename_args(dpp, local)
     lines = scripts_lib.preamble(
@@ -311,7 +286,7 @@ def cicc_script(layout, exports, arch, argv, link=None, check=None):
 
 
 # The script's temporary directory (scripts_lib.temp_dir_lines), as the commands spell it before quoting.
-_TMP = "@TMP@"
+_TMP = scripts_lib.TMP
 
 
 def _line(argv):
@@ -437,7 +412,7 @@ def embed_script(layout, exports, host_cc, machine_flags, module_id):
     for name, value in exports:
         lines.append("%s=%s; export %s" % (name, value, name))
     lines += scripts_lib.temp_dir_lines()
-    source = shlex.quote(layout.files["fatbin_c"])
+    source = shlex.quote(layout.files[KEYS.fatbin_c])
     if layout.rdc:
         extra = []
         if layout.link_marker:
@@ -456,7 +431,7 @@ def embed_script(layout, exports, host_cc, machine_flags, module_id):
         )
     else:
         lines.append("%s \"$tmp/fatbin.o\" < %s" % (" ".join(shlex.quote(a) for a in compile_c), source))
-    link = [host_cc, "-r", "-nostdlib", "-o", layout.files["obj"], layout.files["host_obj"]]
+    link = [host_cc, "-r", "-nostdlib", "-o", layout.files[KEYS.obj], layout.files[KEYS.host_obj]]
     lines.append(" ".join(shlex.quote(a) for a in link) + ' "$tmp/fatbin.o"')
     return "\n".join(lines) + "\n"
 

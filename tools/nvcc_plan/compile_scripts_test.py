@@ -15,6 +15,7 @@ from runfiles import runfiles
 
 from tools.nvcc_plan import compile_scripts as lib
 from tools.nvcc_plan import dryrun
+from tools.nvcc_plan import stage_graph
 from tools.nvcc_plan import stages
 
 
@@ -30,20 +31,20 @@ def _without_files(argv):
 
 def _layout(virtuals, pinned):
     archs = [stages.Arch(v) for v in virtuals]
-    return types.SimpleNamespace(virtual_archs=virtuals, stub_arch=stages.stub_arch(archs, pinned))
+    return types.SimpleNamespace(virtual_archs=virtuals, registration_arch=stage_graph.registration_arch(archs, pinned))
 
 
 class StubCommandsTest(unittest.TestCase):
     def test_the_stub_arch_is_the_shipped_sets_last(self):
-        self.assertEqual(stages.stub_arch([stages.Arch("compute_80")], "750,800,860,900"), "compute_90")
-        self.assertEqual(stages.stub_arch([stages.Arch("compute_80"), stages.Arch("compute_89")], ""), "compute_89")
+        self.assertEqual(stage_graph.registration_arch([stages.Arch("compute_80")], "750,800,860,900"), "compute_90")
+        self.assertEqual(stage_graph.registration_arch([stages.Arch("compute_80"), stages.Arch("compute_89")], ""), "compute_89")
 
     def test_subset_gets_nvccs_commands_of_the_stub_arch(self):
         for name in ("cuda13.0_3virtual_4real.txt", "cuda13.5_3virtual_4real.txt"):
             plan = _plan(name)
-            dpps = {c.arch: c for c in plan.by_kind("device_preprocess")}
-            ciccs = {c.arch: c for c in plan.by_kind("cicc")}
-            hc = plan.by_kind("host_compile")[0]
+            dpps = {c.arch: c for c in plan.by_step(stages.STEP_DEVICE_CPP)}
+            ciccs = {c.arch: c for c in plan.by_step(stages.STEP_CICC)}
+            hc = plan.by_step(stages.STEP_HOST_CC)[0]
             self.assertIn("-D__CUDA_ARCH__=900", hc.argv)
             self.assertIn("compute_90", ciccs)
             for other in [a for a in ciccs if a != "compute_90"]:
@@ -64,9 +65,9 @@ class StubCommandsTest(unittest.TestCase):
 
     def test_the_whole_set_uses_nvccs_own_commands(self):
         plan = _plan("cuda13.0_3virtual_4real.txt")
-        dpps = {c.arch: c for c in plan.by_kind("device_preprocess")}
-        ciccs = {c.arch: c for c in plan.by_kind("cicc")}
-        hc = plan.by_kind("host_compile")[0]
+        dpps = {c.arch: c for c in plan.by_step(stages.STEP_DEVICE_CPP)}
+        ciccs = {c.arch: c for c in plan.by_step(stages.STEP_CICC)}
+        hc = plan.by_step(stages.STEP_HOST_CC)[0]
         arch, dpp, cicc, host = lib.stub_commands(_layout(sorted(ciccs), ""), dpps, ciccs, hc)
         self.assertEqual(arch, sorted(ciccs)[-1])
         self.assertIs(cicc, ciccs[arch])
@@ -75,9 +76,9 @@ class StubCommandsTest(unittest.TestCase):
 
     def test_no_plain_arch_falls_back_to_nvccs_last(self):
         plan = _plan("cuda13.0_3virtual_4real.txt")
-        c = plan.by_kind("cicc")[0]
-        d = plan.by_kind("device_preprocess")[0]
-        hc = plan.by_kind("host_compile")[0]
+        c = plan.by_step(stages.STEP_CICC)[0]
+        d = plan.by_step(stages.STEP_DEVICE_CPP)[0]
+        hc = plan.by_step(stages.STEP_HOST_CC)[0]
         layout = _layout(["compute_90a"], "900")
         self.assertEqual(lib.stub_commands(layout, {"compute_90a": d}, {"compute_90a": c}, hc), ("compute_90a", d, c, hc))
 

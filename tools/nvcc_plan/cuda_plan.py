@@ -55,7 +55,7 @@ _DRYRUNS = dryrun_cache.DryrunCache()
 
 def compile(layout_path, nvcc, nvcc_args):  # noqa: A001 - the verb's name
     """`cuda_plan compile`: one source's stage scripts, module id and nvcc arguments."""
-    layout = layout_lib.load(layout_path, "compile")
+    layout = layout_lib.load_compile(layout_path)
     with _named(layout.display_label):
         scripts = compile_scripts.for_source(_DRYRUNS.plan(_canonical(nvcc), nvcc_args), layout)
     scripts[layout.module_id_file] = compile_scripts.module_id_of(layout)
@@ -64,7 +64,7 @@ def compile(layout_path, nvcc, nvcc_args):  # noqa: A001 - the verb's name
 
 def device_link(layout_path, nvcc, nvcc_args):
     """`cuda_plan device_link`: a device link's stage scripts, its link-error markers and nvcc arguments."""
-    layout = layout_lib.load(layout_path, "link")
+    layout = layout_lib.load_link(layout_path)
     with _named(layout.label):
         scripts = link_scripts.for_link(_DRYRUNS.plan(_canonical(nvcc), nvcc_args), layout)
     _write(scripts, layout.nvcc_args_file, nvcc_args)
@@ -72,7 +72,7 @@ def device_link(layout_path, nvcc, nvcc_args):
 
 def clang_compile(layout_path, clang, clang_args):
     """`cuda_plan clang_compile`: one source's clang stage scripts, module id and driver call."""
-    layout = layout_lib.load(layout_path, "compile")
+    layout = layout_lib.load_compile(layout_path)
     with _named(layout.display_label):
         out = clang_scripts.plan(clang, layout, clang_args)
     for path, content in out.items():

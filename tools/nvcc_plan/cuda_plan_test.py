@@ -47,7 +47,7 @@ class PlannerTest(unittest.TestCase):
         marker = r.Rlocation("rules_cuda_stages/tools/nvcc_plan/cuda_plan_test.py")
         cls.root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(marker))))
         cls.fixture = os.path.join(cls.root, "_main", _FIXTURE)
-        cls.layout = layout_lib.load(os.path.join(cls.fixture, "plan", "layout.json"))
+        cls.layout = layout_lib.load_compile(os.path.join(cls.fixture, "plan", "layout.json"))
         with open(os.path.join(cls.fixture, "plan", "nvcc_args.json")) as f:
             cls.nvcc_args = json.load(f)
         cls.toolkit_repo = os.path.basename(cls.layout.toolkit_root)
@@ -88,7 +88,7 @@ class PlannerTest(unittest.TestCase):
         for flag in ("-c", "-o"):
             args[args.index(flag) + 1] = rename(args[args.index(flag) + 1])
         self.assertTrue(args[args.index("-c") + 1].endswith(_SECOND))
-        return path, args, layout_lib.load(os.path.join(execroot, path))
+        return path, args, layout_lib.load_compile(os.path.join(execroot, path))
 
     def _files_of(self, execroot, layout):
         return {p: _read(os.path.join(execroot, p)) for p in self._outputs(layout)}
@@ -192,7 +192,7 @@ class PlannerTest(unittest.TestCase):
         def normalized(plan):
             # nvcc's temporary names hold its process id: the only part that differs between runs.
             tmp = lambda v: re.sub(r"tmpxft_[0-9a-f]+_[0-9a-f]+-", "tmpxft_-", v)  # noqa: E731
-            return [(s.kind, s.arch, s.virtual_arch, [tmp(a) for a in s.argv], [tmp(a) for a in s.inputs],
+            return [(s.step, s.arch, s.virtual_arch, [tmp(a) for a in s.argv], [tmp(a) for a in s.inputs],
                      [tmp(a) for a in s.outputs]) for s in plan.commands]
 
         self.assertEqual(normalized(copied), normalized(fresh))

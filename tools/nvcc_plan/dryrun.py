@@ -2,12 +2,12 @@
 
 `nvcc --dryrun` prints what nvcc would run: environment lines (`#$ NAME=value`)
 and commands (`#$ tool args...`). This module parses that text into a Plan of
-Commands, names each command's stage kind (the stage table's: host
-preprocess, cudafe++, per-arch device preprocess and cicc, per-arch ptxas,
-fatbinary, host compile; nvlink and the link stub of `nvcc -dlink`), and
-links the commands through the temporary files they pass to each other.
-A Command is a line of nvcc's plan; a stage (stages.py) is what the rules make
-of it: CudaPlan rewrites each command into its stage's script.
+Commands, names each command's step (stages.STEP_*: the host compiler's -E of
+the host side or for one arch, cudafe++, cicc, ptxas, fatbinary, the host
+compile; nvlink and the link stub's compile of `nvcc -dlink`), and links the
+commands through the temporary files they pass to each other. A Command is a
+line of nvcc's plan; a stage (stages.py) is what the rules make of the
+command of its step: CudaPlan rewrites it into the stage's script.
 """
 
 import dataclasses
@@ -18,13 +18,9 @@ import subprocess
 
 from tools.nvcc_plan import stages
 
-# The Bazel mnemonic of each stage kind (the stage table's), None for a
-# command that is no stage (nvcc's temporary file cleanup, commands these
-# tools do not know).
-MNEMONICS = dict(
-    [(s.kind, s.mnemonic) for s in stages.LINK_STAGES + stages.CLANG_STAGES + stages.COMPILE_STAGES]
-    + [("cleanup", None), ("unknown", None)]
-)
+# The Bazel mnemonic of the stage each step becomes, None for a command that
+# is no stage (nvcc's temporary file cleanup, commands these tools do not know).
+MNEMONICS = dict(stages.step_mnemonics(), **{stages.STEP_CLEANUP: None, stages.STEP_UNKNOWN: None})
 
 _ENV_LINE = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
 _VAR = re.compile(r"\$\(?([A-Za-z_][A-Za-z0-9_]*)\)?")
@@ -36,10 +32,10 @@ class PlanError(ValueError):
 
 @dataclasses.dataclass
 class Command:
-    """One command of nvcc's plan, and the stage kind it is."""
+    """One command of nvcc's plan, and its step (stages.STEP_*)."""
 
     index: int
-    kind: str
+    step: str
     argv: list
     arch: str = ""  # compute_XX for device preprocess/cicc, sm_XX for ptxas
     virtual_arch: str = ""  # for ptxas: the compute_XX whose PTX it assembles
@@ -48,7 +44,7 @@ class Command:
 
     @property
     def mnemonic(self):
-        return MNEMONICS[self.kind]
+        return MNEMONICS[self.step]
 
     @property
     def tool(self):
@@ -56,7 +52,7 @@ class Command:
 
     @property
     def name(self):
-        return "%s(%s)" % (self.kind, self.arch) if self.arch else self.kind
+        return "%s(%s)" % (self.step, self.arch) if self.arch else self.step
 
 
 @dataclasses.dataclass
@@ -87,25 +83,25 @@ class Plan:
         # fatbin.c named in cicc's --include_file_name.
         included = set()
         for command in self.commands:
-            if command.kind == "frontend":
+            if command.step == stages.STEP_CUDAFE:
                 included.add(os.path.basename(value_after(command.argv, "--stub_file_name") or ""))
-            elif command.kind == "cicc":
+            elif command.step == stages.STEP_CICC:
                 included.add(os.path.basename(value_after(command.argv, "--include_file_name") or ""))
         included.discard("")
-        for consumer in self.by_kind("host_compile"):
+        for consumer in self.by_step(stages.STEP_HOST_CC):
             for producer in self.commands:
                 for path in producer.outputs:
                     if os.path.basename(path) in included and producer.index < consumer.index:
                         out.append((producer.index, consumer.index, path))
         return out
 
-    def by_kind(self, kind):
-        return [s for s in self.commands if s.kind == kind]
+    def by_step(self, step):
+        return [s for s in self.commands if s.step == step]
 
     @property
     def relocatable(self):
         """Whether the plan compiles relocatable device code (-rdc=true: cudafe++ gets --device-c)."""
-        return any("--device-c" in s.argv for s in self.by_kind("frontend"))
+        return any("--device-c" in s.argv for s in self.by_step(stages.STEP_CUDAFE))
 
 
 def _expand(value, env):
@@ -124,7 +120,7 @@ def _split_env_value(value):
 
 
 def parse_dryrun(text):
-    """Parses `nvcc --dryrun` output (stderr) into a Plan, each command's stage kind named."""
+    """Parses `nvcc --dryrun` output (stderr) into a Plan, each command's step named."""
     env = []
     env_map = {}
     commands = []
@@ -217,11 +213,11 @@ def _cuda_arch_macro(argv):
 
 
 def classify(index, argv):
-    """Names the stage kind of one plan command and finds its input and output files."""
+    """Names the step of one plan command and finds its input and output files."""
     tool = os.path.basename(argv[0])
-    command = Command(index=index, kind="unknown", argv=argv)
+    command = Command(index=index, step=stages.STEP_UNKNOWN, argv=argv)
     if tool == "rm":
-        command.kind = "cleanup"
+        command.step = stages.STEP_CLEANUP
         command.inputs = argv[1:]
     elif _is_host_compiler(tool):
         out = value_after(argv, "-o")
@@ -230,14 +226,14 @@ def classify(index, argv):
         command.outputs = [out] if out else []
         if "-E" in argv:
             if _cuda_arch_macro(argv) is not None:
-                command.kind = "device_preprocess"
+                command.step = stages.STEP_DEVICE_CPP
             else:
-                command.kind = "host_preprocess"
+                command.step = stages.STEP_HOST_CPP
         elif "-c" in argv:
             # -dlink: crt/link.stub compiled with the linked fatbinary.
-            command.kind = "link_stub" if src and os.path.basename(src) == "link.stub" else "host_compile"
+            command.step = stages.STEP_LINK_STUB_CC if src and os.path.basename(src) == "link.stub" else stages.STEP_HOST_CC
     elif tool == "cudafe++":
-        command.kind = "frontend"
+        command.step = stages.STEP_CUDAFE
         src = _last_positional(argv, _CUDAFE_VALUE_FLAGS)
         command.inputs = [src] if src else []
         command.outputs = [p for p in (value_after(argv, "--gen_c_file_name"),) if p]
@@ -245,7 +241,7 @@ def classify(index, argv):
         if module_id:
             (command.outputs if "--gen_module_id_file" in argv else command.inputs).append(module_id)
     elif tool == "cicc":
-        command.kind = "cicc"
+        command.step = stages.STEP_CICC
         command.arch = value_after(argv, "-arch") or ""
         src = _last_positional(argv, _CUDAFE_VALUE_FLAGS)
         command.inputs = [src] if src else []
@@ -257,14 +253,14 @@ def classify(index, argv):
             if value:
                 command.outputs.append(value)
     elif tool == "ptxas":
-        command.kind = "ptxas"
+        command.step = stages.STEP_PTXAS
         command.arch = value_after(argv, "-arch") or ""
         out = value_after(argv, "-o")
         src = _last_positional(argv, {"-o", "-arch", "-maxrregcount", "--maxrregcount", "-O", "-v"})
         command.inputs = [src] if src else []
         command.outputs = [out] if out else []
     elif tool == "fatbinary":
-        command.kind = "fatbinary"
+        command.step = stages.STEP_FATBINARY
         for arg in argv[1:]:
             if arg.startswith("--image3="):
                 fields = dict(f.split("=", 1) for f in arg[len("--image3=") :].split(","))
@@ -274,7 +270,7 @@ def classify(index, argv):
             elif arg.startswith("--create="):
                 command.outputs.append(arg.split("=", 1)[1])
     elif tool == "nvlink":
-        command.kind = "nvlink"
+        command.step = stages.STEP_NVLINK
         command.arch = value_after(argv, "--arch") or value_after(argv, "-arch") or ""
         out = value_after(argv, "-o")
         command.outputs = [out] if out else []
@@ -285,7 +281,7 @@ def is_ptx_check(command):
     """A ptxas run that writes nothing: nvcc's check of PTX it embeds for a virtual arch
     with no real arch of its own (`ptxas -arch=compute_90 x.ptx`, for code=compute_90
     alone). It produces no file any later step reads."""
-    return command.kind == "ptxas" and not command.outputs and command.arch.startswith("compute_")
+    return command.step == stages.STEP_PTXAS and not command.outputs and command.arch.startswith("compute_")
 
 
 def link_commands(plan):
@@ -299,14 +295,14 @@ def link_commands(plan):
     """
     plan.commands = [s for s in plan.commands if not is_ptx_check(s)]
     for command in plan.commands:
-        if command.kind == "device_preprocess":
-            readers = [s for s in plan.commands if s.kind == "cicc" and command.outputs and command.outputs[0] in s.inputs]
+        if command.step == stages.STEP_DEVICE_CPP:
+            readers = [s for s in plan.commands if s.step == stages.STEP_CICC and command.outputs and command.outputs[0] in s.inputs]
             if len(readers) != 1:
                 raise PlanError("device preprocess #%d is read by %d cicc commands" % (command.index, len(readers)))
             command.arch = readers[0].arch
-        elif command.kind == "ptxas":
+        elif command.step == stages.STEP_PTXAS:
             producer = plan.producer(command.inputs[0]) if command.inputs else None
-            if producer is None or producer.kind != "cicc":
+            if producer is None or producer.step != stages.STEP_CICC:
                 raise PlanError("ptxas #%d reads %s, which no cicc produced" % (command.index, command.inputs))
             command.virtual_arch = producer.arch
     return plan
@@ -338,7 +334,7 @@ def to_json(plan):
         "stages": [
             {
                 "index": s.index,
-                "kind": s.kind,
+                "step": s.step,
                 "mnemonic": s.mnemonic,
                 "arch": s.arch,
                 "virtual_arch": s.virtual_arch,
@@ -354,13 +350,13 @@ def to_json(plan):
 
 
 def to_table(plan):
-    rows = [("#", "command", "mnemonic", "arch", "tool", "inputs", "outputs")]
+    rows = [("#", "step", "mnemonic", "arch", "tool", "inputs", "outputs")]
     for s in plan.commands:
         arch = s.arch if not s.virtual_arch else "%s<-%s" % (s.arch, s.virtual_arch)
         rows.append(
             (
                 str(s.index),
-                s.kind,
+                s.step,
                 s.mnemonic or "-",
                 arch or "-",
                 s.tool,
@@ -375,14 +371,14 @@ def to_table(plan):
 def to_graphviz(plan):
     lines = ["digraph nvcc_plan {", "  rankdir=LR;", "  node [shape=box, fontname=monospace];"]
     for s in plan.commands:
-        if s.kind == "cleanup":
+        if s.step == stages.STEP_CLEANUP:
             continue
         label = s.mnemonic or s.tool
         if s.arch:
             label += "\\n" + (s.arch if not s.virtual_arch else "%s (from %s)" % (s.arch, s.virtual_arch))
         lines.append('  s%d [label="%s"];' % (s.index, label))
     for a, b, f in plan.edges():
-        if plan.commands[b].kind == "cleanup":
+        if plan.commands[b].step == stages.STEP_CLEANUP:
             continue
         lines.append('  s%d -> s%d [label="%s"];' % (a, b, os.path.basename(f)))
     lines.append("}")

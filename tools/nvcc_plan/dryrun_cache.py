@@ -155,7 +155,7 @@ def _renamed(plan, old, new):
         commands.append(
             dryrun.Command(
                 index=s.index,
-                kind=s.kind,
+                step=s.step,
                 argv=[rename(a) for a in s.argv],
                 arch=s.arch,
                 virtual_arch=s.virtual_arch,

@@ -9,10 +9,10 @@ layout's keys: the JSON keys are their fields' names (those marked
 (COMPILE_LAYOUT_KEYS, LINK_LAYOUT_KEYS, ...), generated from here, so the rules
 fail analysis when they write a key this file does not read.
 
-Loading one checks every key and type, and checks the files and scripts it
-names against the stage table (stages.py): the paths the rules declared must
-be exactly the ones the table gives, so the Starlark and Python sides of the
-table cannot differ without every CudaPlan action saying so.
+Loading one checks every key and type, and that the files and scripts it
+names are those the stage table gives the unit (stage_graph.py: the same code
+the rules declared them with): their keys, not their paths, which the planner
+takes as given.
 """
 
 import dataclasses
@@ -20,6 +20,7 @@ import json
 import os
 import re
 
+from tools.nvcc_plan import stage_graph
 from tools.nvcc_plan import stages
 
 _C_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -29,17 +30,17 @@ class LayoutError(Exception):
     """A layout that is malformed or disagrees with the stage table."""
 
 
-# Kinds of JSON values a layout key holds (what `_require` checks).
+# The JSON types of a layout's values (what `_require` checks).
 STRING = "string"
 BOOL = "bool"
 STRINGS = "list of strings"
 PATHS = "map of strings to strings"
 
 
-def _json(kind, **kwargs):
-    """A field that is a key of the layout file: `kind` is one of the kinds above, or a function
+def _json(json_type, **kwargs):
+    """A field that is a key of the layout file: `json_type` is one of the types above, or a function
     (value, where) -> the field's value, for a structured value."""
-    return dataclasses.field(metadata={"json": kind}, **kwargs)
+    return dataclasses.field(metadata={"json": json_type}, **kwargs)
 
 
 def json_keys(cls):
@@ -47,17 +48,17 @@ def json_keys(cls):
     return tuple(f.name for f in dataclasses.fields(cls) if "json" in f.metadata)
 
 
-def _require(obj, key, kind, where):
+def _require(obj, key, json_type, where):
     if key not in obj:
         raise LayoutError("%s: missing key %r" % (where, key))
     value = obj[key]
-    if kind == STRING and not isinstance(value, str):
+    if json_type == STRING and not isinstance(value, str):
         raise LayoutError("%s: %r must be a string, not %r" % (where, key, value))
-    if kind == BOOL and not isinstance(value, bool):
+    if json_type == BOOL and not isinstance(value, bool):
         raise LayoutError("%s: %r must be true or false, not %r" % (where, key, value))
-    if kind == STRINGS and not (isinstance(value, list) and all(isinstance(v, str) for v in value)):
+    if json_type == STRINGS and not (isinstance(value, list) and all(isinstance(v, str) for v in value)):
         raise LayoutError("%s: %r must be a list of strings, not %r" % (where, key, value))
-    if kind == PATHS and not (isinstance(value, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in value.items())):
+    if json_type == PATHS and not (isinstance(value, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in value.items())):
         raise LayoutError("%s: %r must map strings to strings" % (where, key))
     return value
 
@@ -75,10 +76,10 @@ def _from_json(cls, obj, where, entry=False):
     _check_keys(obj, json_keys(cls), where)
     values = {}
     for f in dataclasses.fields(cls):
-        kind = f.metadata.get("json")
-        if kind is None:
+        json_type = f.metadata.get("json")
+        if json_type is None:
             continue
-        values[f.name] = kind(obj.get(f.name), where) if callable(kind) else _require(obj, f.name, kind, where)
+        values[f.name] = json_type(obj.get(f.name), where) if callable(json_type) else _require(obj, f.name, json_type, where)
     return cls(**values)
 
 
@@ -92,21 +93,16 @@ def _to_json(value):
     return value
 
 
-def _check_paths(where, what, given, directory, relative):
-    """`given` must name exactly the keys of `relative`, each at directory/relative[key]."""
-    if sorted(given) != sorted(relative):
-        missing = sorted(set(relative) - set(given))
-        extra = sorted(set(given) - set(relative))
+def _check_keys_of(where, what, given, expected):
+    """`given` ({key: path}, as the rules declared it) must have exactly the keys of `expected`."""
+    if sorted(given) != sorted(expected):
+        missing = sorted(set(expected) - set(given))
+        extra = sorted(set(given) - set(expected))
         raise LayoutError(
             "%s: the rules declared %s that the stage table (tools/nvcc_plan/stages.py) does not agree with: "
-            "missing %s, unexpected %s. Regenerate cuda_rules/private/stages.bzl "
+            "missing %s, unexpected %s. Regenerate cuda_rules/private/stages.bzl and stage_graph.bzl "
             "(bazel run //dev:update)." % (where, what, missing, extra)
         )
-    for key, rel in relative.items():
-        if given[key] != os.path.join(directory, rel):
-            raise LayoutError(
-                "%s: %s %r is %s, the stage table says %s" % (where, what, key, given[key], os.path.join(directory, rel))
-            )
 
 
 @dataclasses.dataclass(frozen=True)
@@ -159,6 +155,11 @@ class CompileLayout:
     module_id_label: str = None
 
     @property
+    def subject(self):
+        """What the scripts' comments say they compile."""
+        return self.src
+
+    @property
     def id_label(self):
         return self.label if self.module_id_label is None else self.module_id_label
 
@@ -172,33 +173,40 @@ class CompileLayout:
         return ["%s/%s" % (a.virtual, r) for a in self.archs for r in a.reals]
 
     @property
-    def stub_arch(self):
-        return stages.stub_arch(self.archs, self.pinned_arch_list)
+    def registration_arch(self):
+        """The arch whose cicc front end writes the registration stub (stage_graph.registration_arch)."""
+        return stage_graph.registration_arch(self.archs, self.pinned_arch_list)
+
+    def graph(self):
+        """The unit's graph (stage_graph.unit_graph): what the rules declared, as the table gives it."""
+        return stage_graph.unit_graph(
+            self.stage_table, self.archs, [], self.stem, "", self.registration_arch, self.rdc
+        )
 
     @property
     def module_id_file(self):
-        return self.files["module_id"]
+        return self.files[stages.KEYS.module_id]
 
     @property
     def nvcc_args_file(self):
-        return self.files["nvcc_args"]
+        return self.files[stages.KEYS.nvcc_args]
 
     @property
     def host_compile_iquote(self):
         """Where the host compile finds the stub and the fatbinary's declaration it #includes by bare name."""
-        dirs = [os.path.dirname(self.files["stub"]), os.path.dirname(self.files["fatbin_decl"])]
+        dirs = [os.path.dirname(self.files[stages.KEYS.stub]), os.path.dirname(self.files[stages.KEYS.fatbin_decl])]
         return sorted(set(dirs), key=dirs.index)
 
     @property
     def stub_name(self):
         """The name cudafe++ writes into the host code's #include of the stub."""
-        return os.path.basename(self.files["stub"])
+        return os.path.basename(self.files[stages.KEYS.stub])
 
     @property
     def fatbin_c_name(self):
         """The name cicc writes into the stub's #include of the embedded fatbinary (its declaration, for the host compile)."""
-        name = os.path.basename(self.files["fatbin_c"])
-        assert name == os.path.basename(self.files["fatbin_decl"])
+        name = os.path.basename(self.files[stages.KEYS.fatbin_c])
+        assert name == os.path.basename(self.files[stages.KEYS.fatbin_decl])
         return name
 
     def to_json(self):
@@ -213,11 +221,9 @@ class CompileLayout:
             raise LayoutError("%s: link_marker %r must be a C identifier, of relocatable code only" % (where, self.link_marker))
         if self.table not in stages.COMPILE_TABLES:
             raise LayoutError("%s: table %r is none of %s" % (where, self.table, sorted(stages.COMPILE_TABLES)))
-        table = self.stage_table
-        _check_paths(where, "files", self.files, self.directory, stages.compile_files(self.stem, self.archs, table))
-        _check_paths(
-            where, "scripts", self.scripts, self.directory, stages.compile_script_paths(self.archs, self.rdc, table)
-        )
+        graph = self.graph()
+        _check_keys_of(where, "files", self.files, graph["files"])
+        _check_keys_of(where, "scripts", self.scripts, graph["scripts"])
         return self
 
     @property
@@ -229,36 +235,54 @@ def compile_layout_from_json(obj, where="layout"):
     return _from_json(CompileLayout, obj, where).validate(where)
 
 
-def compile_layout_for(*, label, display_label, src, src_short_path, stem, directory, toolkit_root, archs, rdc,
-                       pinned_arch_list="", user_options=(), module_id_label=None, link_marker=""):
-    """The layout the rules would write for this source (the runner's: it lays its files out the same way)."""
-    return CompileLayout(
-        label=label,
-        display_label=display_label,
-        src=src,
-        src_short_path=src_short_path,
-        stem=stem,
+def compile_layout_for(source, *, directory, toolkit_root, archs, rdc, pinned_arch_list="", user_options=()):
+    """The layout the rules would write for this source (the runner's: it lays its files out the same way).
+
+    `source`: a SourceNames (what the module id and the messages name it by).
+    """
+    layout = CompileLayout(
+        label=source.label,
+        display_label=source.display_label,
+        src=source.src,
+        src_short_path=source.src_short_path,
+        stem=source.stem,
         directory=directory,
         toolkit_root=toolkit_root,
         archs=list(archs),
         rdc=rdc,
-        link_marker=link_marker,
+        link_marker="",
         pinned_arch_list=pinned_arch_list,
         user_options=list(user_options),
-        files={k: os.path.join(directory, v) for k, v in stages.compile_files(stem, archs).items()},
-        scripts={k: os.path.join(directory, v) for k, v in stages.compile_script_paths(archs, rdc).items()},
-        module_id_label=module_id_label,
-    ).validate()
+        files={},
+        scripts={},
+        module_id_label=source.module_id_label,
+    )
+    graph = layout.graph()
+    layout.files = {k: os.path.join(directory, v) for k, v in graph["files"].items()}
+    layout.scripts = {k: os.path.join(directory, v) for k, v in graph["scripts"].items()}
+    return layout.validate()
 
 
-_LINK_INPUT_KINDS = ("elf", "nvvm", "object")
+@dataclasses.dataclass(frozen=True)
+class SourceNames:
+    """What a source is called: the runner's counterpart of what the rules know of a target's source."""
+
+    label: str  # str(Label), or what the runner was told
+    display_label: str  # for messages
+    src: str  # the source as every stage names it
+    src_short_path: str  # what the module id hashes
+    stem: str
+    module_id_label: str = None  # the label the module id hashes, when not `label`
+
+
+_LINK_INPUT_CODES = ("elf", "nvvm", "object")
 
 
 @dataclasses.dataclass
 class LinkInput:
     """One arch's relocatable device code of one source, as a device link reads it."""
 
-    kind: str = _json(STRING)  # elf (a relocatable cubin), nvvm (LTO IR) or object (a whole host object: staged = False)
+    code: str = _json(STRING)  # elf (a relocatable cubin), nvvm (LTO IR) or object (a whole host object: staged = False)
     image: str = _json(STRING)  # the file
     script: str = _json(STRING)  # the source's device_object.sh ("" for kind object)
     name: str = _json(STRING)  # "<target> (<source>)", for messages
@@ -275,8 +299,8 @@ def _inputs_from_json(value, where):
         for i, e in enumerate(entries):
             w = "%s: inputs[%r][%d]" % (where, arch, i)
             entry = _from_json(LinkInput, e, w, entry=True)
-            if entry.kind not in _LINK_INPUT_KINDS:
-                raise LayoutError("%s: kind %r is not elf, nvvm or object" % (w, entry.kind))
+            if entry.code not in _LINK_INPUT_CODES:
+                raise LayoutError("%s: code %r is not elf, nvvm or object" % (w, entry.code))
             inputs[arch].append(entry)
     return inputs
 
@@ -310,15 +334,33 @@ class LinkLayout:
 
     @property
     def nvcc_args_file(self):
-        return self.files["nvcc_args"]
+        return self.files[stages.KEYS.nvcc_args]
+
+    @property
+    def display_label(self):
+        return self.label
+
+    @property
+    def subject(self):
+        """What the scripts' comments say they compile."""
+        return "the device link"
+
+    @property
+    def stage_table(self):
+        return stages.LINK_TABLE
+
+    def graph(self):
+        """The link's graph (stage_graph.unit_graph): what the rules declared, as the table gives it."""
+        return stage_graph.unit_graph(stages.LINK_TABLE, [], self.archs, "", self.name, "", False)
 
     def validate(self, where="layout"):
         if not self.archs:
             raise LayoutError("%s: no archs" % where)
         if sorted(self.inputs) != sorted(self.archs):
             raise LayoutError("%s: inputs are given for %s, the link is for %s" % (where, sorted(self.inputs), self.archs))
-        _check_paths(where, "files", self.files, self.directory, stages.link_files(self.name, self.archs))
-        _check_paths(where, "scripts", self.scripts, self.directory, stages.link_script_paths(self.archs))
+        graph = self.graph()
+        _check_keys_of(where, "files", self.files, graph["files"])
+        _check_keys_of(where, "scripts", self.scripts, graph["scripts"])
         return self
 
 
@@ -333,13 +375,19 @@ LINK_LAYOUT_KEYS = json_keys(LinkLayout)
 LINK_INPUT_KEYS = json_keys(LinkInput)
 
 
-def load(path, kind="compile"):
-    """Reads and validates a layout file: a source's (kind "compile") or a device link's ("link")."""
+def load_compile(path):
+    """Reads and validates a source's layout file."""
+    return compile_layout_from_json(_read(path), path)
+
+
+def load_link(path):
+    """Reads and validates a device link's layout file."""
+    return link_layout_from_json(_read(path), path)
+
+
+def _read(path):
     try:
         with open(path) as f:
-            obj = json.load(f)
+            return json.load(f)
     except (OSError, ValueError) as e:
         raise LayoutError("cannot read layout %s: %s" % (path, e))
-    if kind == "compile":
-        return compile_layout_from_json(obj, path)
-    return link_layout_from_json(obj, path)

@@ -19,7 +19,10 @@ import shlex
 
 from tools.nvcc_plan import dryrun
 from tools.nvcc_plan import scripts as scripts_lib
+from tools.nvcc_plan import stage_graph
 from tools.nvcc_plan import stages
+
+KEYS = stages.KEYS
 
 
 DUPLICATE_HINT = (
@@ -85,91 +88,74 @@ def with_report_arch(argv):
 
 
 def for_link(plan, layout):
-    """Returns {script path: content} for every stage of a device link plan (a LinkLayout)."""
-    label = layout.label
-    files = layout.files
-    archs = layout.archs
-
-    def fail(message):
-        scripts_lib.fail(label, message)
-
-    other = [s for s in plan.commands if s.kind not in ("nvlink", "fatbinary", "link_stub", "cleanup")]
-    if other:
-        fail("nvcc's device link plan runs %s, which these rules do not expect" % ", ".join(s.tool for s in other))
-    nvlinks = {s.arch: s for s in plan.by_kind("nvlink")}
-    if sorted(nvlinks) != sorted(archs):
-        fail("nvcc plans device links for %s, the rule declared %s" % (sorted(nvlinks), sorted(archs)))
-    fatbinaries = plan.by_kind("fatbinary")
-    stubs = plan.by_kind("link_stub")
-    if len(fatbinaries) != 1 or len(stubs) != 1:
-        fail("expected one fatbinary and one link stub compile in nvcc's device link plan")
-    fatbinary, stub = fatbinaries[0], stubs[0]
-
-    reg_c = dryrun.value_after(nvlinks[archs[0]].argv, "--register-link-binaries")
-    renames = {reg_c: files["reg_c/" + archs[-1]]}
-    for arch, s in nvlinks.items():
-        renames[s.outputs[0]] = files["cubin/" + arch]
-    renames[fatbinary.outputs[0]] = files["fatbin_c"]
-    renames[stub.outputs[0]] = files["obj"]
-    rename = scripts_lib.Renamer(renames)
-    toolkit = scripts_lib.ToolkitPaths(plan.env_dict(), layout.toolkit_root)
-
-    def rewrite(token, extra=None):
-        return toolkit.rewrite(rename(token, extra))
-
-    exports = scripts_lib.env_exports(layout.toolkit_root)
-    out = {}
-    for arch in archs:
-        s = nvlinks[arch]
-        argv = with_report_arch([rewrite(a, {reg_c: files["reg_c/" + arch]}) for a in s.argv])
-        argv[0] = toolkit.tool("nvlink")
-        # The placeholder object nvcc was planned with becomes this arch's
-        # wrapped objects, made in a temporary directory.
-        first = argv.index(stages.DEVICE_LINK_PLACEHOLDER)
-        argv = [a for a in argv if a != stages.DEVICE_LINK_PLACEHOLDER]
-        inputs = layout.inputs[arch]
-        wrapped = ['"$tmp/%d.o"' % i for i in range(len(inputs))]
-        lines = scripts_lib.preamble("%s %s of %s, from nvcc's plan." % (stages.NVLINK.mnemonic, arch, label), exports)
-        lines += scripts_lib.temp_dir_lines()
-        for i, entry in enumerate(inputs):
-            if entry.kind == "object":
-                lines.append('cp %s "$tmp/%d.o"' % (shlex.quote(entry.image), i))
-            else:
-                lines.append(
-                    "/bin/sh %s %s %s %s \"$tmp/%d.o\" || exit 1"
-                    % (shlex.quote(entry.script), entry.kind, arch[len("sm_"):], shlex.quote(entry.image), i)
-                )
-        command = " ".join(shlex.quote(a) for a in argv[:first]) + " " + " ".join(wrapped) + " " + " ".join(
-            shlex.quote(a) for a in argv[first:]
-        )
-        lines += [
-            command + ' 2>"$tmp/err"',
-            "rc=$?",
-            # nvlink names its inputs by file: name them by target and source.
-            'sed -e "%s" "$tmp/err" >&2'
-            % "; ".join('s|$tmp/%d\\.o|%s|g' % (i, scripts_lib.sed_replacement(e.name)) for i, e in enumerate(inputs)),
-            "if [ $rc -ne 0 ]; then",
-            '  if grep -q "Multiple definition" "$tmp/err"; then echo %s >&2; fi'
-            % shlex.quote("rules_cuda_stages: %s (CudaDeviceLink %s): %s" % (label, arch, DUPLICATE_HINT)),
-            '  if grep -q "Undefined reference" "$tmp/err"; then echo %s >&2; fi'
-            % shlex.quote("rules_cuda_stages: %s (CudaDeviceLink %s): %s" % (label, arch, undefined_hint(layout.non_rdc))),
-            "fi",
-            "exit $rc",
-        ]
-        out[layout.scripts["nvlink/" + arch]] = "\n".join(lines) + "\n"
-
-    fb = [rewrite(a) for a in fatbinary.argv]
-    fb[0] = toolkit.tool("fatbinary")
-    fb.append("--create=" + files["fatbin"])
-    out[layout.scripts["fatbinary"]] = scripts_lib.stage_script(
-        label, "the device link", stages.LINK_FATBINARY.mnemonic, "", exports, fb, False
-    )
-
-    hc = [rewrite(a) for a in stub.argv]
-    hc[0] = scripts_lib.normpath(hc[0])
-    out[files["markers"]] = markers_header(layout)
-    hc[-3:-3] = ["-include", files["markers"]]  # before `SOURCE -o OUT`
-    out[layout.scripts["link_stub"]] = scripts_lib.stage_script(
-        label, "the device link", stages.LINK_STUB.mnemonic, "", exports, hc, True
-    )
+    """Returns {path: content} for every stage script of a device link plan (a LinkLayout), and its markers header."""
+    units = {s: stage_graph.instances(s, [], layout.archs) for s in stages.LINK_STAGES}
+    unit = scripts_lib.Unit.of(plan, layout, units, "These rules expect nvcc -dlink to run nvlink, fatbinary and a compile of its link stub.")
+    out = {layout.files[KEYS.markers]: markers_header(layout)}
+    for action in unit.graph["actions"]:
+        out.update(PLANNER[action["stage"]](unit, action))
     return out
+
+
+def _device_link(unit, action):
+    """CudaDeviceLink of one arch: nvcc's nvlink command over the arch's wrapped objects, naming targets in errors."""
+    layout = unit.layout
+    arch = action["inst"]["arch"]
+    command = unit.command_of(stages.DEVICE_LINK, action["inst"])
+    # nvcc names every arch's registration code alike: this arch's own file.
+    reg_c = dryrun.value_after(command.argv, "--register-link-binaries")
+    argv = with_report_arch(unit.command(command, {reg_c: layout.files[stage_graph.instance_key(KEYS.reg_c, action["inst"])]}))
+    # The placeholder object nvcc was planned with becomes this arch's
+    # wrapped objects, made in a temporary directory.
+    first = argv.index(stages.DEVICE_LINK_PLACEHOLDER)
+    argv = [a for a in argv if a != stages.DEVICE_LINK_PLACEHOLDER]
+    inputs = layout.inputs[arch]
+    wrapped = ['"$tmp/%d.o"' % i for i in range(len(inputs))]
+    lines = scripts_lib.preamble("%s %s of %s, from nvcc's plan." % (stages.DEVICE_LINK.mnemonic, arch, layout.label), unit.exports)
+    lines += scripts_lib.temp_dir_lines()
+    for i, entry in enumerate(inputs):
+        if entry.code == "object":
+            lines.append('cp %s "$tmp/%d.o"' % (shlex.quote(entry.image), i))
+        else:
+            lines.append(
+                "/bin/sh %s %s %s %s \"$tmp/%d.o\" || exit 1"
+                % (shlex.quote(entry.script), entry.code, arch[len("sm_"):], shlex.quote(entry.image), i)
+            )
+    command_line = " ".join(shlex.quote(a) for a in argv[:first]) + " " + " ".join(wrapped) + " " + " ".join(
+        shlex.quote(a) for a in argv[first:]
+    )
+    lines += [
+        command_line + ' 2>"$tmp/err"',
+        "rc=$?",
+        # nvlink names its inputs by file: name them by target and source.
+        'sed -e "%s" "$tmp/err" >&2'
+        % "; ".join('s|$tmp/%d\\.o|%s|g' % (i, scripts_lib.sed_replacement(e.name)) for i, e in enumerate(inputs)),
+        "if [ $rc -ne 0 ]; then",
+        '  if grep -q "Multiple definition" "$tmp/err"; then echo %s >&2; fi'
+        % shlex.quote("rules_cuda_stages: %s (CudaDeviceLink %s): %s" % (layout.label, arch, DUPLICATE_HINT)),
+        '  if grep -q "Undefined reference" "$tmp/err"; then echo %s >&2; fi'
+        % shlex.quote("rules_cuda_stages: %s (CudaDeviceLink %s): %s" % (layout.label, arch, undefined_hint(layout.non_rdc))),
+        "fi",
+        "exit $rc",
+    ]
+    return {layout.scripts[action["script"]]: "\n".join(lines) + "\n"}
+
+
+def _fatbinary(unit, action):
+    """fatbinary over the linked cubins, also writing the fatbinary itself."""
+    return unit.script(action, unit.command(unit.only(stages.LINK_FATBINARY)) + ["--create=" + unit.layout.files[KEYS.fatbin]])
+
+
+def _link_stub(unit, action):
+    """crt/link.stub's compile, with the markers of every linked source."""
+    argv = unit.command(unit.only(stages.LINK_STUB))
+    argv[-3:-3] = ["-include", unit.layout.files[KEYS.markers]]  # before `SOURCE -o OUT`
+    return unit.script(action, argv)
+
+
+# Every stage's script (each is more than its step's command as it is).
+PLANNER = {
+    stages.DEVICE_LINK: _device_link,
+    stages.LINK_FATBINARY: _fatbinary,
+    stages.LINK_STUB: _link_stub,
+}

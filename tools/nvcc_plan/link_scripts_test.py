@@ -11,6 +11,7 @@ import unittest
 from runfiles import runfiles
 
 from tools.nvcc_plan import dryrun
+from tools.nvcc_plan import stages
 from tools.nvcc_plan import link_scripts as lib
 
 
@@ -22,7 +23,7 @@ def _plan(name):
 
 def _nvlink(plan, arch):
     """nvcc's nvlink command for `arch`, its output files named as the rules name them."""
-    s = [s for s in plan.by_kind("nvlink") if s.arch == arch][0]
+    s = [s for s in plan.by_step(stages.STEP_NVLINK) if s.arch == arch][0]
     reg = dryrun.value_after(s.argv, "--register-link-binaries")
     names = {s.outputs[0]: "sm_90/dl.cubin", reg: "sm_90/dl.reg.c"}
     return [names.get(a, a.replace(reg, "sm_90/dl.reg.c")) for a in s.argv]

@@ -56,7 +56,7 @@ flags.DEFINE_integer("jobs", None, "With --run: most stages running at once (def
 flags.DEFINE_string("table", None, "With --run: write per-stage times as CSV to this file ('-' or a bare --table: stdout).")
 flags.DEFINE_string("keep_dir", None, "With --run: keep every stage's files and scripts in this directory.")
 flags.DEFINE_string(
-    "arch_list",
+    "pinned_arch_list",
     None,
     "With --run: the __CUDA_ARCH_LIST__ every stage gets instead of nvcc's, as cuda_library gives a compile of a "
     "subset of the shipped set (e.g. 750,800,860,900), so its stages equal those of a build of the whole set.",
@@ -135,17 +135,19 @@ def main(argv):
     if FLAGS.run:
         return runner.run(
             nvcc_args,
-            nvcc=nvcc,
-            jobs=FLAGS.jobs,
-            cwd=cwd,
-            keep_dir=FLAGS.keep_dir,
-            module_id_label=FLAGS.module_id_label,
-            arch_list=FLAGS.arch_list,
-            table=FLAGS.table,
-            graph=FLAGS.graph,
-            toolchain_flags=_toolchain_flags(FLAGS.toolchain_flags, cwd) if FLAGS.toolchain_flags else None,
+            runner.RunOptions(
+                nvcc=nvcc,
+                jobs=FLAGS.jobs,
+                cwd=cwd,
+                keep_dir=FLAGS.keep_dir,
+                module_id_label=FLAGS.module_id_label,
+                pinned_arch_list=FLAGS.pinned_arch_list,
+                table=FLAGS.table,
+                graph=FLAGS.graph,
+                toolchain_flags=_toolchain_flags(FLAGS.toolchain_flags, cwd) if FLAGS.toolchain_flags else None,
+            ),
         )
-    for name in ("jobs", "table", "keep_dir", "module_id_label", "arch_list", "toolchain_flags"):
+    for name in ("jobs", "table", "keep_dir", "module_id_label", "pinned_arch_list", "toolchain_flags"):
         if FLAGS[name].present:
             raise app.UsageError("--%s needs --run" % name)
     try:
@@ -170,7 +172,7 @@ def main(argv):
 
 # Our flags: those that take a value (`--x=v` or `--x v`), those whose bare
 # form means stdout, and switches.
-_VALUE_FLAGS = ("--format", "--nvcc", "--jobs", "--keep_dir", "--module_id_label", "--arch_list", "--toolchain_flags")
+_VALUE_FLAGS = ("--format", "--nvcc", "--jobs", "--keep_dir", "--module_id_label", "--pinned_arch_list", "--toolchain_flags")
 _STDOUT_FLAGS = ("--graph", "--table")
 _SWITCHES = ("--run", "--norun", "--nograph", "--help", "--helpshort", "--helpfull")
 

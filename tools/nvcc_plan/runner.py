@@ -29,6 +29,7 @@ from tools.nvcc_plan import dryrun
 from tools.nvcc_plan import layout as layout_lib
 from tools.nvcc_plan import module_id as module_id_lib
 from tools.nvcc_plan import scripts as scripts_lib
+from tools.nvcc_plan import stage_graph
 from tools.nvcc_plan import stages
 
 _PLAIN = "use plain nvcc for this call"
@@ -135,6 +136,7 @@ class Task:
     arch: str
     script: str
     deps: list
+    weight: float  # typical seconds (the stage record's), for the scheduling order
     # Filled in by the run (seconds since the runner started; CPU: user + sys of the stage's processes).
     start: float = None
     end: float = None
@@ -146,25 +148,10 @@ class Task:
         return None if self.start is None or self.end is None else self.end - self.start
 
 
-# Typical seconds per stage kind (measured on one CUB source on a 2-core
-# machine); only the scheduling order depends on them: ready stages start
+# The plan's typical seconds (the stages' are their records' `weight`); only
+# the scheduling order depends on them: ready stages start
 # longest-remaining-chain first.
-_WEIGHT = {
-    "plan": 0.2,
-    "host_preprocess": 0.7,
-    "frontend": 2.8,
-    "registration_stub": 1.5,
-    "device_preprocess": 0.8,
-    "cicc": 1.9,
-    "ptxas": 0.05,
-    "fatbinary": 0.01,
-    "host_compile": 1.9,
-    "embed_fatbin": 0.05,
-}
-
-
-def _kind(key):
-    return key.split("/", 1)[0]
+_PLAN_WEIGHT = 0.2
 
 
 def _src_path_name(src):
@@ -185,41 +172,42 @@ def _workspace_path(src, cwd):
 
 
 def check_plan(plan):
-    """Raises RunError unless `plan` is one plain compile of one CUDA source."""
-    kinds = [s.kind for s in plan.commands if s.kind != "cleanup"]
-    frontends = kinds.count("frontend")
+    """Raises RunError unless `plan` compiles one CUDA source (whether its stages can run, for_source checks).
+
+    The runner replaces one `nvcc -c` of one source; a plan of several has a
+    cudafe++ per source. The layout is made from the plan's one host
+    preprocess, fatbinary and host compile: a plan that has not exactly one of
+    each is not one plain compile.
+    """
+    frontends = len(plan.by_step(stages.STEP_CUDAFE))
     if frontends > 1:
         raise RunError(
             "nvcc_plan --run: nvcc's plan compiles %d CUDA sources; the runner replaces one `nvcc -c` of one "
             "source: call it once per source, or %s" % (frontends, _PLAIN)
         )
-    odd = [s for s in plan.commands if s.kind in ("unknown", "nvlink")]
-    counts = {k: kinds.count(k) for k in ("host_preprocess", "frontend", "fatbinary", "host_compile")}
-    if odd or any(n != 1 for n in counts.values()):
-        what = "; ".join(repr(" ".join(s.argv[:3])) for s in odd) or ", ".join(
-            "%d %s" % (n, k) for k, n in counts.items() if n != 1
-        )
+    steps = (stages.STEP_HOST_CPP, stages.STEP_CUDAFE, stages.STEP_FATBINARY, stages.STEP_HOST_CC)
+    counts = {step: len(plan.by_step(step)) for step in steps}
+    if any(n != 1 for n in counts.values()):
         raise RunError(
             "nvcc_plan --run: nvcc's plan for these options is not one plain compile of a CUDA source "
             "(host preprocess, cudafe++, per arch device preprocess + cicc + ptxas, fatbinary, host compile): "
-            "%s. %s" % (what, _PLAIN[0].upper() + _PLAIN[1:])
+            "%s. %s" % (", ".join("%d %s" % (n, k) for k, n in counts.items() if n != 1), _PLAIN[0].upper() + _PLAIN[1:])
         )
 
 
 def _archs_of(plan):
     """The compile's virtual archs and what is built from each, as nvcc's plan has them."""
-    fatbinary = plan.by_kind("fatbinary")[0]
+    fatbinary = plan.by_step(stages.STEP_FATBINARY)[0]
     out = []
-    for cicc in plan.by_kind("cicc"):
-        reals = tuple(p.arch for p in plan.by_kind("ptxas") if p.virtual_arch == cicc.arch)
+    for cicc in plan.by_step(stages.STEP_CICC):
+        reals = tuple(p.arch for p in plan.by_step(stages.STEP_PTXAS) if p.virtual_arch == cicc.arch)
         embedded = dryrun.value_after(cicc.argv, "-o") in fatbinary.inputs
         lto = "-lto" in cicc.argv  # -rdc=true, code=lto_NN: NVVM IR instead of PTX
         out.append(stages.Arch(cicc.arch, reals, ptx=embedded and not lto, lto=lto))
     return out
 
 
-def _compile_layout(plan, work_dir, label, id_label, src_short_path, toolkit_root, nvcc_args, arch_list,
-                    toolchain_flags=None):
+def _compile_layout(plan, work_dir, names, toolkit_root, nvcc_args, pinned_arch_list, toolchain_flags=None):
     """The layout cuda_library writes for this source, with files under `work_dir`.
 
     The names are the stage table's (stages.py), as the rules declare them, so
@@ -227,29 +215,18 @@ def _compile_layout(plan, work_dir, label, id_label, src_short_path, toolkit_roo
     scripts are the rules' scripts byte for byte. The object is nvcc's own
     output (-o, or its default), written in place.
     """
-    host_pp = plan.by_kind("host_preprocess")[0]
-    host_compile = plan.by_kind("host_compile")[0]
-    if not host_pp.inputs or not host_compile.outputs:
-        raise RunError("nvcc_plan --run: cannot find the source or the object in nvcc's plan; " + _PLAIN)
-    src = host_pp.inputs[0]
-    stem = dryrun.source_stem(src)
     layout = layout_lib.compile_layout_for(
-        label=label,
-        display_label=label,
-        module_id_label=id_label,
-        src=_src_path_name(src),
-        src_short_path=src_short_path,
-        stem=stem,
+        names,
         directory=work_dir,
         toolkit_root=toolkit_root,
         archs=_archs_of(plan),
         rdc=plan.relocatable,
-        pinned_arch_list=arch_list or "",
+        pinned_arch_list=pinned_arch_list or "",
         user_options=nvcc_args,
     )
     if toolchain_flags:
         layout.host_toolchain_flags, layout.device_toolchain_flags = (list(f) for f in toolchain_flags)
-    layout.files["obj"] = host_compile.outputs[0]
+    layout.files[stages.KEYS.obj] = plan.by_step(stages.STEP_HOST_CC)[0].outputs[0]
     return layout
 
 
@@ -272,15 +249,14 @@ def _toolkit_root(nvcc, plan, cwd):
     return os.path.dirname(here)
 
 
-def prepare(nvcc, nvcc_args, *, cwd, work_dir, module_id_label=None, arch_list=None, toolchain_flags=None):
-    """Plans the compile: returns (tasks by key, layout). Writes the scripts under work_dir/plan/."""
-    text = _dryrun(nvcc, nvcc_args, cwd)
-    try:
-        plan = dryrun.plan_from_text(text)
-    except dryrun.PlanError as e:
-        raise RunError("nvcc_plan --run: %s; %s" % (e, _PLAIN))
-    check_plan(plan)
-    path = _workspace_path(plan.by_kind("host_preprocess")[0].inputs[0], cwd)
+def _source_names(plan, cwd, module_id_label):
+    """What the compile's source is called (layout.SourceNames), as the rules would name it for the target."""
+    host_pp = plan.by_step(stages.STEP_HOST_CPP)[0]
+    host_compile = plan.by_step(stages.STEP_HOST_CC)[0]
+    if not host_pp.inputs or not host_compile.outputs:
+        raise RunError("nvcc_plan --run: cannot find the source or the object in nvcc's plan; " + _PLAIN)
+    src = host_pp.inputs[0]
+    path = _workspace_path(src, cwd)
     if module_id_label:
         try:
             label = module_id_lib.canonical_label(module_id_label)
@@ -290,8 +266,27 @@ def prepare(nvcc, nvcc_args, *, cwd, work_dir, module_id_label=None, arch_list=N
     else:
         # No target: the id depends on the source's path only (the label part hashes "").
         id_label, id_path, display = "", path, "nvcc_plan --run"
-    layout = _compile_layout(plan, work_dir, display, id_label, id_path, _toolkit_root(nvcc, plan, cwd), nvcc_args,
-                             arch_list, toolchain_flags)
+    return layout_lib.SourceNames(
+        label=display,
+        display_label=display,
+        src=_src_path_name(src),
+        src_short_path=id_path,
+        stem=dryrun.source_stem(src),
+        module_id_label=id_label,
+    )
+
+
+def prepare(nvcc, nvcc_args, *, cwd, work_dir, module_id_label=None, pinned_arch_list=None, toolchain_flags=None):
+    """Plans the compile: returns (tasks by key, layout). Writes the scripts under work_dir/plan/."""
+    text = _dryrun(nvcc, nvcc_args, cwd)
+    try:
+        plan = dryrun.plan_from_text(text)
+    except dryrun.PlanError as e:
+        raise RunError("nvcc_plan --run: %s; %s" % (e, _PLAIN))
+    check_plan(plan)
+    names = _source_names(plan, cwd, module_id_label)
+    layout = _compile_layout(plan, work_dir, names, _toolkit_root(nvcc, plan, cwd), nvcc_args, pinned_arch_list,
+                             toolchain_flags)
     try:
         scripts = compile_scripts.for_source(plan, layout)
     except scripts_lib.PlanMismatch as e:
@@ -301,7 +296,7 @@ def prepare(nvcc, nvcc_args, *, cwd, work_dir, module_id_label=None, arch_list=N
         return path if os.path.isabs(path) else os.path.join(cwd, path)
 
     for path in list(layout.files.values()) + list(scripts):
-        if os.path.dirname(path) and path != layout.files["obj"]:
+        if os.path.dirname(path) and path != layout.files[stages.KEYS.obj]:
             os.makedirs(os.path.dirname(at(path)), exist_ok=True)
     with open(at(layout.module_id_file), "w") as f:
         f.write(compile_scripts.module_id_of(layout))
@@ -315,24 +310,20 @@ def prepare(nvcc, nvcc_args, *, cwd, work_dir, module_id_label=None, arch_list=N
         json.dump(list(nvcc_args), f, indent=1)
         f.write("\n")
 
-    graph = stages.compile_dependencies(layout.archs, stub=layout.stub_arch)
-    # What the object needs, as Bazel builds it: the stub arch's
-    # CudaDevicePreprocess, whose output its CudaCicc does not read (the stub's
-    # front end ran that preprocess), is not run.
-    needed, todo = set(), [stages.instance_key(stages.EMBED_FATBIN.kind, {})]
-    while todo:
-        key = todo.pop()
-        if key not in needed:
-            needed.add(key)
-            todo += graph[key]
-    tasks = {"plan": Task("plan", stages.PLAN_MNEMONIC, "", "", [])}
-    for key, deps in graph.items():
-        if key not in needed:
-            continue
-        parts = key.split("/")
-        arch = parts[-1] if len(parts) > 1 else ""
-        # Stages that read no other stage's output start after the plan.
-        tasks[key] = Task(key, stages.mnemonic(parts[0]), arch, layout.scripts[key], deps or ["plan"])
+    # The unit's actions, as Bazel runs them: each starts when the stages
+    # whose outputs it reads are done (those reading only CudaPlan's, after the plan).
+    actions = layout.graph()["actions"]
+    producer = {k: a["script"] for a in actions for k in a["outputs"]}
+    tasks = {"plan": Task("plan", stages.PLAN_MNEMONIC, "", "", [], _PLAN_WEIGHT)}
+    for a in actions:
+        deps = []
+        for key in a["reads"]:
+            if key in producer and producer[key] not in deps:
+                deps.append(producer[key])
+        tasks[a["script"]] = Task(
+            a["script"], a["stage"].mnemonic, stage_graph.instance_arch(a["inst"]), layout.scripts[a["script"]],
+            deps or ["plan"], a["stage"].weight,
+        )
     return tasks, layout
 
 
@@ -358,7 +349,7 @@ def _bottom_levels(tasks):
 
     def visit(k):
         if k not in level:
-            level[k] = _WEIGHT.get(_kind(k), 1.0) + max((visit(u) for u in users[k]), default=0.0)
+            level[k] = tasks[k].weight + max((visit(u) for u in users[k]), default=0.0)
         return level[k]
 
     for k in tasks:
@@ -431,7 +422,7 @@ def execute(tasks, *, jobs, cwd, t0, stdout, stderr, ptxas_cwd=None):
                     task = tasks[key]
                     out, err = tempfile.TemporaryFile(), tempfile.TemporaryFile()
                     task.start = time.monotonic() - t0
-                    here = ptxas_cwd if ptxas_cwd and _kind(key) == "ptxas" else cwd
+                    here = ptxas_cwd if ptxas_cwd and task.mnemonic == stages.PTXAS.mnemonic else cwd
                     script = task.script if os.path.isabs(task.script) else os.path.join(cwd, task.script)
                     proc = subprocess.Popen(
                         ["/bin/sh", script], cwd=here, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
@@ -557,36 +548,55 @@ def _emit(path, text, stdout, cwd):
             f.write(text)
 
 
-def run(nvcc_args, *, nvcc, jobs=None, cwd=None, keep_dir=None, module_id_label=None, arch_list=None, table=None,
-        graph=None, stdout=None, stderr=None, toolchain_flags=None):
-    """Compiles like `nvcc <nvcc_args>` would; returns the exit status.
+@dataclasses.dataclass
+class RunOptions:
+    """How `run` compiles: nvcc_plan --run's flags.
 
-    Args:
-      nvcc_args: nvcc's arguments (one `-c SOURCE`, optionally `-o OBJECT`).
-      nvcc: nvcc to plan with (its toolkit runs every stage).
-      jobs: most stages running at once (default: the CPUs this process may use).
-      cwd: working directory of the compile (default: the current one).
-      keep_dir: keep every stage's files and scripts here (default: a temporary directory, removed).
-      module_id_label: the cuda_library target whose module id to use (the id CudaPlan writes for it and the source).
-      arch_list: the __CUDA_ARCH_LIST__ every stage gets instead of nvcc's (e.g. "750,800,860,900": what
-        cuda_library gives a compile of a subset of the shipped set), or None.
-      table: write the per-stage CSV here ("-": stdout; relative to `cwd`).
-      graph: write the executed graph as Graphviz here ("-": stdout; relative to `cwd`).
-      stdout, stderr: where the stages' output and the runner's messages go.
-      toolchain_flags: (host flags, device flags), as a target's layout records its C++ toolchain's flags:
-        the run of -Xcompiler values in nvcc_args that the device preprocess gets as the device flags only
-        (cuda_rules/private/compile/host_flags.bzl), or None (nvcc's own placement).
+    nvcc: nvcc to plan with (its toolkit runs every stage).
+    jobs: most stages running at once (default: the CPUs this process may use).
+    cwd: working directory of the compile (default: the current one).
+    keep_dir: keep every stage's files and scripts here (default: a temporary directory, removed).
+    module_id_label: the cuda_library target whose module id to use (the id CudaPlan writes for it and the source).
+    pinned_arch_list: the __CUDA_ARCH_LIST__ every stage gets instead of nvcc's (e.g. "750,800,860,900": what
+      cuda_library gives a compile of a subset of the shipped set), or None.
+    table: write the per-stage CSV here ("-": stdout; relative to `cwd`).
+    graph: write the executed graph as Graphviz here ("-": stdout; relative to `cwd`).
+    toolchain_flags: (host flags, device flags), as a target's layout records its C++ toolchain's flags:
+      the run of -Xcompiler values in nvcc_args that the device preprocess gets as the device flags only
+      (cuda_rules/private/compile/host_flags.bzl), or None (nvcc's own placement).
+    stdout, stderr: where the stages' output and the runner's messages go.
     """
-    stdout = stdout or sys.stdout
-    stderr = stderr or sys.stderr
-    cwd = cwd or os.getcwd()
-    jobs = jobs or len(os.sched_getaffinity(0))
+
+    nvcc: str
+    jobs: int = None
+    cwd: str = None
+    keep_dir: str = None
+    module_id_label: str = None
+    pinned_arch_list: str = None
+    table: str = None
+    graph: str = None
+    toolchain_flags: tuple = None
+    stdout: object = None
+    stderr: object = None
+
+
+def run(nvcc_args, options):
+    """Compiles like `nvcc <nvcc_args>` would (one `-c SOURCE`, optionally `-o OBJECT`); returns the exit status.
+
+    `options`: a RunOptions.
+    """
+    stdout = options.stdout or sys.stdout
+    stderr = options.stderr or sys.stderr
+    cwd = options.cwd or os.getcwd()
+    jobs = options.jobs or len(os.sched_getaffinity(0))
+    keep_dir = options.keep_dir
     if jobs < 1:
         print("nvcc_plan --run: -j must be at least 1", file=stderr)
         return 2
-    if arch_list and not re.fullmatch(r"[0-9]+(,[0-9]+)*", arch_list):
-        print("nvcc_plan --run: --arch_list must be numbers separated by commas, as in __CUDA_ARCH_LIST__ "
-              "(e.g. 750,800,860,900), not %r" % arch_list, file=stderr)
+    pinned = options.pinned_arch_list
+    if pinned and not re.fullmatch(r"[0-9]+(,[0-9]+)*", pinned):
+        print("nvcc_plan --run: --pinned_arch_list must be numbers separated by commas, as in __CUDA_ARCH_LIST__ "
+              "(e.g. 750,800,860,900), not %r" % pinned, file=stderr)
         return 2
     t0 = time.monotonic()
     cpu0 = _children_cpu()
@@ -597,8 +607,8 @@ def run(nvcc_args, *, nvcc, jobs=None, cwd=None, keep_dir=None, module_id_label=
         args, notes = check_nvcc_args(nvcc_args)
         for note in notes:
             print("nvcc_plan --run: " + note, file=stderr)
-        tasks, layout = prepare(nvcc, args, cwd=cwd, work_dir=work_dir, module_id_label=module_id_label,
-                                arch_list=arch_list, toolchain_flags=toolchain_flags)
+        tasks, layout = prepare(options.nvcc, args, cwd=cwd, work_dir=work_dir, module_id_label=options.module_id_label,
+                                pinned_arch_list=pinned, toolchain_flags=options.toolchain_flags)
         plan = tasks["plan"]
         plan.start, plan.end, plan.cpu, plan.returncode = 0.0, time.monotonic() - t0, _children_cpu() - cpu0, 0
         scratch = tempfile.mkdtemp(prefix="nvcc_plan.ptxas.")
@@ -616,11 +626,11 @@ def run(nvcc_args, *, nvcc, jobs=None, cwd=None, keep_dir=None, module_id_label=
         if not keep_dir:
             shutil.rmtree(work_dir, ignore_errors=True)
     wall = time.monotonic() - t0
-    if table:
-        _emit(table, table_csv(tasks), stdout, cwd)
+    if options.table:
+        _emit(options.table, table_csv(tasks), stdout, cwd)
         print(summary(tasks, wall, jobs), file=stderr)
-    if graph:
-        _emit(graph, graphviz(tasks), stdout, cwd)
+    if options.graph:
+        _emit(options.graph, graphviz(tasks), stdout, cwd)
     if failure:
         t = failure.task
         _write(stderr, failure.stderr_text)

@@ -30,6 +30,7 @@ from runfiles import runfiles
 
 from tools.fatbin import fatbin_lib
 from tools.nvcc_plan import dryrun
+from tools.nvcc_plan import stages
 from tools.nvcc_plan import layout as layout_lib
 from tools.nvcc_plan import runner
 
@@ -128,7 +129,7 @@ class RunnerTest(unittest.TestCase):
     def setUpClass(cls):
         cls.root = _runfiles_root()
         cls.fixture = os.path.join(cls.root, "_main", _FIXTURE)
-        cls.layout = layout_lib.load(os.path.join(cls.fixture, "plan", "layout.json"))
+        cls.layout = layout_lib.load_compile(os.path.join(cls.fixture, "plan", "layout.json"))
         with open(os.path.join(cls.fixture, "plan", "nvcc_args.json")) as f:
             cls.nvcc_args = json.load(f)
         cls.toolkit_repo = os.path.basename(cls.layout.toolkit_root)
@@ -150,7 +151,7 @@ class RunnerTest(unittest.TestCase):
     def _run(self, args, cwd, **kwargs):
         out, err = io.StringIO(), io.StringIO()
         kwargs.setdefault("nvcc", self.nvcc)
-        rc = runner.run(args, cwd=cwd, stdout=out, stderr=err, **kwargs)
+        rc = runner.run(args, runner.RunOptions(cwd=cwd, stdout=out, stderr=err, **kwargs))
         return rc, out.getvalue(), err.getvalue()
 
     def _run_ok(self, args, cwd, **kwargs):
@@ -178,9 +179,9 @@ class RunnerTest(unittest.TestCase):
             return _read(os.path.join(d, path)).replace(ours_id, theirs_id)
 
         pairs = []
-        for cicc in plan.by_kind("cicc"):
+        for cicc in plan.by_step(stages.STEP_CICC):
             pairs.append(("keep/%s/%s.ptx" % (cicc.arch, stem), dryrun.value_after(cicc.argv, "-o")))
-        for ptxas in plan.by_kind("ptxas"):
+        for ptxas in plan.by_step(stages.STEP_PTXAS):
             pairs.append(("keep/%s/%s/%s.cubin" % (ptxas.virtual_arch, ptxas.arch, stem), ptxas.outputs[0]))
         self.assertEqual(len(pairs), 4)
         for mine, theirs in pairs:
@@ -189,7 +190,7 @@ class RunnerTest(unittest.TestCase):
 
         self._check_object_against_nvcc(
             os.path.join(d, stem + ".o"), os.path.join(d, "ref", stem + ".o"), ours_id, theirs_id,
-            {stem + ".cudafe1.cpp": os.path.basename(plan.by_kind("host_compile")[0].inputs[0])},
+            {stem + ".cudafe1.cpp": os.path.basename(plan.by_step(stages.STEP_HOST_CC)[0].inputs[0])},
         )
         sections = _elf(os.path.join(d, stem + ".o"))[0]
         ref_sections = _elf(os.path.join(d, "ref", stem + ".o"))[0]
@@ -346,7 +347,7 @@ class RunnerTest(unittest.TestCase):
             keep_dir=keep,
             module_id_label=label[2:],
             # The fixture's archs are a subset of the shipped set: its stages have the shipped set's list.
-            arch_list=self.layout.pinned_arch_list,
+            pinned_arch_list=self.layout.pinned_arch_list,
             # Its C++ toolchain's flags reach its device preprocess as the device ones only.
             toolchain_flags=(self.layout.host_toolchain_flags, self.layout.device_toolchain_flags),
         )
@@ -372,15 +373,19 @@ class RunnerTest(unittest.TestCase):
         for key in sorted(files):
             if key.startswith(("ptx/", "cubin/")) or key in ("stub", "fatbin", "obj"):
                 check(files[key])
-        # CudaPlan's 3 files and 12 scripts, 2 PTX, 2 cubins, the registration stub, the fatbinary and the object.
-        self.assertEqual(len(compared), 3 + 12 + 2 + 2 + 1 + 2)
+        # CudaPlan's 3 files and 11 scripts (none for compute_90's preprocess, which runs in the
+        # registration stub's action), 2 PTX, 2 cubins, the registration stub, the fatbinary and the object.
+        self.assertEqual(len(compared), 3 + 11 + 2 + 2 + 1 + 2)
         # -lineinfo: the cubins would record the sources' times had ptxas seen them.
         self.assertIn("-lineinfo", self.nvcc_args)
         # The toolchain's host-only flags are in the host stages, not in the device preprocess.
         self.assertIn("-Xcompiler=-Wall", self.nvcc_args)
         self.assertIn(" -Wall ", _read(os.path.join(execroot, self.layout.scripts["host_compile"])).decode())
-        for arch in self.layout.virtual_archs:
-            self.assertNotIn(" -Wall ", _read(os.path.join(execroot, self.layout.scripts["device_preprocess/" + arch])).decode())
+        # (the registration arch's preprocess is in the registration stub's script)
+        device = [k for k in self.layout.scripts if k.startswith("device_preprocess/")] + ["registration_stub"]
+        self.assertEqual(len(device), len(self.layout.virtual_archs))
+        for key in device:
+            self.assertNotIn(" -Wall ", _read(os.path.join(execroot, self.layout.scripts[key])).decode())
 
     # (d) ---------------------------------------------------------------------
 

@@ -7,11 +7,14 @@ wrapped so that a failure the host compiler or C library is known to cause
 ends with a hint.
 """
 
+import dataclasses
 import os
 import re
 import shlex
 
 from tools.nvcc_plan import dryrun
+from tools.nvcc_plan import stage_graph
+from tools.nvcc_plan import stages
 
 
 class PlanMismatch(dryrun.PlanError):
@@ -23,12 +26,166 @@ def fail(label, message):
     raise PlanMismatch("rules_cuda_stages: %s: %s" % (label, message))
 
 
-def only(plan, kind, label, what):
-    """The one command of `kind` in `plan`; fails naming `label` and `what` (e.g. "stage in nvcc's plan") otherwise."""
-    found = plan.by_kind(kind)
-    if len(found) != 1:
-        fail(label, "expected one %s %s, found %d" % (kind, what, len(found)))
-    return found[0]
+def _command_key(stage, command):
+    """The instance key of `stage` that a command of its step is for (as stage_graph.instance_key spells it)."""
+    parts = {
+        stages.SOURCE: [],
+        stages.LINK: [],
+        stages.VIRTUAL: [command.arch],
+        stages.REAL: [command.virtual_arch, command.arch],
+        stages.LINK_ARCH: [command.arch],
+    }[stage.scope]
+    return "/".join([stage.name] + parts)
+
+
+def match_steps(plan, table, units, label, fix, compiler="nvcc"):
+    """The one check that a plan can run as the table's stages: {instance key: its command}.
+
+    Every command of the plan must be of a step some stage of `table` is made
+    from (nvcc's cleanup aside), and each such stage must have exactly one
+    command per instance the table gives the unit, and none for any other.
+    Every instance counts, the ones the unit leaves out (stage_graph: nothing
+    reads them) too: their commands are in the plan, and a planner function
+    may read them.
+
+    Args:
+      plan: the dryrun.Plan (nvcc's, or clang's with its arch keys already nvcc's).
+      table: the stage table.
+      units: the instances per stage: {stage: [inst]} (stage_graph.instances of the unit's archs).
+      label: the target, for messages.
+      fix: what the message of an unknown step tells the user to do.
+      compiler: whose plan it is, for messages.
+
+    Returns:
+      {instance key: Command}.
+    """
+    steps = {s.step for s in table.stages if s.step}
+    odd = [c for c in plan.commands if c.step != stages.STEP_CLEANUP and c.step not in steps]
+    if odd:
+        fail(
+            label,
+            "%s's plan for these options runs %s, which is not a stage these rules can run. %s"
+            % (compiler, ", ".join(repr(" ".join(c.argv[:3])) for c in odd), fix),
+        )
+    found = {}
+    for stage in table.stages:
+        if not stage.step:
+            continue
+        want = [stage_graph.instance_key(stage.name, i) for i in units[stage]]
+        have = {}
+        for command in plan.by_step(stage.step):
+            have.setdefault(_command_key(stage, command), []).append(command)
+        if sorted(have) != sorted(want) or any(len(c) != 1 for c in have.values()):
+            if stage.scope in (stages.SOURCE, stages.LINK):
+                fail(label, "expected one %s command in %s's plan, found %d" % (stage.step, compiler, len(plan.by_step(stage.step))))
+            fail(
+                label,
+                "%s plans %s for %s, the rule declared %s"
+                % (compiler, stage.name, sorted(k.split("/", 1)[1] for k in have), sorted(k.split("/", 1)[1] for k in want)),
+            )
+        found.update({k: c[0] for k, c in have.items()})
+    return found
+
+
+@dataclasses.dataclass
+class Unit:
+    """One source's (or device link's) plan and layout, and what every stage's planner function needs of them."""
+
+    plan: dryrun.Plan
+    layout: object  # layout.CompileLayout or layout.LinkLayout
+    graph: dict  # stage_graph.unit_graph's, for the layout
+    commands: dict  # {instance key: the Command of the plan it is made from}, every instance's
+    rename: "Renamer"
+    toolkit: "ToolkitPaths"
+    exports: list
+    pinned_steps: set  # the steps whose command gets the layout's pinned __CUDA_ARCH_LIST__
+
+    @classmethod
+    def of(cls, plan, layout, units, fix, exports=None, pinned_steps=(), compiler="nvcc"):
+        """Checks the plan against the layout's table (match_steps) and names every file its stages write.
+
+        Args:
+          plan: the plan.
+          layout: the unit's layout (its graph(), stage_table, files, toolkit_root, label).
+          units: {stage: [inst]} of the table (match_steps).
+          fix: what the message of an unknown step tells the user to do.
+          exports: the environment every script sets (default: env_exports of the toolkit; a
+            function of the ToolkitPaths, for more).
+          pinned_steps: see the field.
+          compiler: whose plan it is, for messages.
+
+        Returns:
+          The Unit.
+        """
+        table = layout.stage_table
+        commands = match_steps(plan, table, units, layout.display_label, fix, compiler)
+        graph = layout.graph()
+        renames = {}
+        for action in graph["actions"]:
+            command = commands.get(action["script"])
+            if command is not None:
+                renames.update(_names_of(action["stage"], action["inst"], command, layout.files))
+        toolkit = ToolkitPaths(plan.env_dict(), layout.toolkit_root)
+        exports = exports(toolkit) if exports else env_exports(layout.toolkit_root)
+        return cls(plan, layout, graph, commands, Renamer(renames), toolkit, exports, set(pinned_steps))
+
+    def command_of(self, stage, inst):
+        """The plan's command an instance of `stage` is made from (whether the unit has the instance or not)."""
+        return self.commands[stage_graph.instance_key(stage.name, inst)]
+
+    def only(self, stage):
+        return self.command_of(stage, {})
+
+    def command(self, command, extra=None):
+        """A command of the plan as a script runs it: files renamed (and `extra`), toolkit spelled, arch list pinned."""
+        argv = [self.toolkit.rewrite(self.rename(a, extra)) for a in command.argv]
+        pinned = getattr(self.layout, "pinned_arch_list", "")
+        if pinned and command.step in self.pinned_steps:
+            # The shipped set's list instead of nvcc's (the compiled archs are a
+            # subset of it): the same command as in a build of the whole set.
+            at = [i for i, a in enumerate(argv) if a.startswith("-D__CUDA_ARCH_LIST__=")]
+            if len(at) != 1:
+                fail(self.layout.display_label, "cannot pin __CUDA_ARCH_LIST__: nvcc's %s command defines it %d times" % (command.step, len(at)))
+            argv[at[0]] = "-D__CUDA_ARCH_LIST__=" + pinned
+        # The tool itself by its plain path (an action may hold no file of
+        # bin/, so <root>/bin/../nvvm/bin/cicc would not resolve).
+        argv[0] = self.toolkit.tool(argv[0]) if argv[0] in _TOOLKIT_TOOLS else normpath(argv[0])
+        return argv
+
+    def script(self, action, argv, post=()):
+        """{script path: the script of `action`, running `argv`}."""
+        stage, inst = action["stage"], action["inst"]
+        layout = self.layout
+        return {
+            layout.scripts[action["script"]]: stage_script(
+                layout.label, layout.subject, stage.mnemonic, inst.get("real") or inst.get("virtual") or "",
+                self.exports, argv, stage.hints, post,
+            )
+        }
+
+
+# The toolkit's programs a plan names by bare name (nvcc puts bin/ on PATH).
+_TOOLKIT_TOOLS = ("cudafe++", "ptxas", "fatbinary", "nvlink")
+# The script's temporary directory (temp_dir_lines), as commands spell it before quoting.
+TMP = "@TMP@"
+
+
+def _names_of(stage, inst, command, files):
+    """{name in `command`: the name in the script} of the files an instance of `stage` writes or names (its record)."""
+    out = {}
+    for o in stage.outputs:
+        if o.named_by:
+            named = command.outputs[0] if o.named_by == stages.STEP_OUTPUT else dryrun.value_after(command.argv, o.named_by)
+            out[named] = files[stage_graph.instance_key(o.key, inst)]
+    for flag, how, target in stage.names:
+        if how == stages.PATH:
+            name = files[target]
+        elif how == stages.BASENAME:
+            name = os.path.basename(files[target])
+        else:
+            name = TMP + "/" + target
+        out[dryrun.value_after(command.argv, flag)] = name
+    return out
 
 
 # Host compiler / C library rejections and what to do about them.

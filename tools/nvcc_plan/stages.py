@@ -1,26 +1,25 @@
 """The stage table: every stage of a staged compile and of a device link, in one place.
 
 The rules, CudaPlan, the runner and the reports all read this table; nothing
-else states a stage's mnemonic, exec group, progress message, inputs or
-outputs. Each stage is one Bazel action (one shell script written by CudaPlan)
-that runs once per source, per virtual arch, per (virtual, real) arch pair,
-per device link, or per real arch of a device link (its `scope`). Its outputs
-live at fixed paths under the source's directory
-(`_cuda/<target>/<source without extension>/`) or the device link's
+else states a stage's mnemonic, exec group, progress message, inputs,
+outputs or where nvcc's plan has its command. Each stage is one Bazel action
+(one shell script written by CudaPlan) that runs once per source, per virtual
+arch, per (virtual, real) arch pair, per device link, or per real arch of a
+device link (its `scope`). Its outputs live at fixed paths under the source's
+directory (`_cuda/<target>/<source without extension>/`) or the device link's
 (`_cuda_dlink/<target>/`); it reads outputs of earlier stages (`reads`), and
-the source, the host compiler or toolkit files as its record says: that is
-the graph the runner executes and the rules' actions follow.
+the source, the host compiler or toolkit files as its record says.
 
-The rules' side of this table, cuda_rules/private/stages.bzl, is generated
-from it by gen_stages_bzl.py (`bazel run //dev:update` rewrites it;
-//dev:update_test fails when the two differ). Every CudaPlan
-run checks the layout the rules wrote against this table (layout.py), so
-Starlark and Python cannot drift apart silently. Adding a stage:
-ARCHITECTURE.md, "Adding a stage".
+stage_graph.py applies a table to one source or device link (its actions,
+files and what each reads), in code both the rules and the tools run. The
+rules' side of this file, cuda_rules/private/stages.bzl, is generated from it
+by gen_stages_bzl.py (`bazel run //dev:update` rewrites it; //dev:update_test
+fails when the two differ). Adding a stage: ARCHITECTURE.md, "Adding a stage".
 """
 
 import dataclasses
 import re
+import types
 
 # Scopes: what one action of a stage is per.
 SOURCE = "source"  # one per .cu file
@@ -34,8 +33,36 @@ SAME = "same"  # the output of the same arch (or the source-scope output)
 ALL = "all"  # every instance
 EMBEDDED = "embedded"  # the virtual archs whose PTX (or LTO IR) the fatbinary embeds
 LAST = "last"  # the last real arch of a device link
-STUB_ARCH = "stub_arch"  # only the instance of the registration stub's arch (stub_arch) reads it
-NOT_STUB_ARCH = "not_stub_arch"  # SAME, but not in the instance of the registration stub's arch
+REGISTRATION_ARCH = "registration_arch"  # only the instance of the registration stub's arch reads it
+NOT_REGISTRATION_ARCH = "not_registration_arch"  # SAME, but not in the instance of the registration stub's arch
+
+# The steps of nvcc's plan (dryrun.classify) and clang's (clang_dryrun): the
+# commands a stage's script is made from (a record's `step`).
+STEP_HOST_CPP = "host_cpp"  # the host compiler's -E of the host side
+STEP_DEVICE_CPP = "device_cpp"  # the host compiler's -E for one virtual arch (-D__CUDA_ARCH__)
+STEP_CUDAFE = "cudafe++"
+STEP_CICC = "cicc"
+STEP_PTXAS = "ptxas"
+STEP_FATBINARY = "fatbinary"
+STEP_HOST_CC = "host_cc"  # the host compiler's -c of cudafe++'s output
+STEP_NVLINK = "nvlink"
+STEP_LINK_STUB_CC = "link_stub_cc"  # the host compiler's -c of crt/link.stub (nvcc -dlink)
+STEP_CLANG_DEVICE = "clang_device"  # clang -cc1 -triple nvptx64-nvidia-cuda
+STEP_CLANG_HOST = "clang_host"  # clang -cc1 -triple <host> with the fatbinary
+STEP_CLEANUP = "cleanup"  # nvcc's removal of a temporary file
+STEP_UNKNOWN = "unknown"  # a command these tools do not know
+
+# How a step's command names a file besides its own outputs (a record's `names`).
+PATH = "path"  # the declared file (an output key), by its path
+BASENAME = "basename"  # the declared file, by its name alone (it is #included from an -iquote directory)
+TEMPORARY = "temporary"  # a file nothing reads, in the script's temporary directory (by that name)
+# How a step's command names an output (Output.named_by): its output file, or the value of a flag.
+STEP_OUTPUT = "output"
+
+# The action hooks of the rules (cuda_rules/private/actions/hooks.bzl): what an
+# action reads beyond its record (a record's `hook`).
+LINK_INPUTS = "link_inputs"  # every linked source's code for the arch, and its device_object script
+SPLICE_TOOL = "splice_tool"  # the tool that splices the fatbinary into clang's object
 
 # The two actions that are not stages of the table: nvcc's plan turned into
 # the stage scripts (one per source or device link), and the escape hatch
@@ -55,27 +82,38 @@ class Output:
     Placeholders: {stem} (the source's file name without extension), {name}
     (a device link's target name), {virtual} (compute_NN), {real} and {arch}
     (sm_NN). `lto_pattern`, if set, is the path for an LTO virtual arch.
+    `named_by`: where the stage's step writes it (STEP_OUTPUT: the command's
+    output file; else the flag whose value it is), so the planner renames it
+    to the declared file; "" for a file the planner's script writes itself.
     """
 
     key: str
     pattern: str
     lto_pattern: str = ""
+    named_by: str = ""
 
 
 @dataclasses.dataclass(frozen=True)
 class Stage:
     """One stage: a row of the table, and all the rules and tools know of it.
 
-    What one action of the stage reads is `reads` (outputs of earlier stages
-    and of CudaPlan, by output key and selector), plus the source and the
-    headers it may include (`source`), the C++ toolchain's files
-    (`host_compiler`) and the CUDA toolchain's files it runs (`toolkit`: names
-    of CudaToolchainInfo fields, each a File or a depset). The stage's action
-    function (cuda_rules/private/actions/<kind>.bzl) adds what the record
-    cannot say (a device link's inputs).
+    The rules: what one action of the stage reads is `reads` (outputs of
+    earlier stages and of CudaPlan, by output key and selector), plus the
+    source and the headers it may include (`source`), the C++ toolchain's
+    files (`host_compiler`) and the CUDA toolchain's files it runs (`toolkit`:
+    names of CudaToolchainInfo fields, each a File or a depset); a `hook` adds
+    what the record cannot say (a device link's inputs). Every action is
+    run_stage's (cuda_rules/private/actions/stage.bzl).
+
+    The planner: the script comes from nvcc's (or clang's) command of `step`,
+    its files renamed to the declared ones (each Output's `named_by`, and
+    `names`), with the shipped set's __CUDA_ARCH_LIST__ if `pin_arch_list`,
+    the host compiler's hints if `hints`; a stage whose script needs more
+    (CudaPlan's special cases) has a planner function of its own
+    (compile_scripts.PLANNER, link_scripts.PLANNER). The runner orders ready
+    stages by `weight`.
     """
 
-    kind: str  # the stage's name: script names (plan/<kind>[.<arch>].sh), action functions, layout keys
     mnemonic: str  # Bazel's mnemonic, fixed: users route and match on it (--strategy=CudaPtxas=remote)
     scope: str
     outputs: tuple
@@ -87,6 +125,22 @@ class Stage:
     exec_group: str = ""  # the rule's exec group it runs in ("" = the default one)
     progress: str = ""  # Bazel's progress message: %{label}, %{input}, %{output}, and {arch}: the instance's arch
     doc: str = ""
+    hook: str = ""  # the rules' action hook (LINK_INPUTS, SPLICE_TOOL), "" for none
+    script: str = ""  # its scripts' name (plan/<script>[.<arch>].sh) where it is not the stage's name
+    step: str = ""  # the plan's step its script is made from, "" for a script the planner writes itself
+    names: tuple = ()  # ((flag, PATH|BASENAME|TEMPORARY, output key or temporary name), ...) in the step's command
+    pin_arch_list: bool = False  # its command defines __CUDA_ARCH_LIST__, pinned to the shipped set's
+    hints: bool = False  # the script ends a failure with the host compiler's known hints
+    weight: float = 1.0  # typical seconds of one action (2 cores, a CUB source): the runner's scheduling order
+
+    @property
+    def name(self):
+        """The stage's name, from its mnemonic: CudaHostPreprocess -> host_preprocess (layout keys, scripts)."""
+        return re.sub(r"(?<!^)([A-Z])", r"_\1", self.mnemonic[len("Cuda") :]).lower()
+
+    @property
+    def script_name(self):
+        return self.script or self.name
 
 
 # Files of a source that no stage script writes: CudaPlan's own outputs.
@@ -112,35 +166,40 @@ DEVICE_OBJECT_SCRIPT = "device_object"
 # --- One .cu file compiled in stages (cuda_library, cuda_objects) ---------------
 
 HOST_PREPROCESS = Stage(
-    kind="host_preprocess",
     mnemonic="CudaHostPreprocess",
     scope=SOURCE,
-    outputs=(Output("cpp4", "{stem}.cpp4.ii"),),
+    outputs=(Output("cpp4", "{stem}.cpp4.ii", named_by=STEP_OUTPUT),),
     source=True,
     host_compiler=True,
     progress="Preprocessing host code of %{label}: %{output}",
     doc="the host compiler's -E for the host side (cudafe++'s input)",
+    step=STEP_HOST_CPP,
+    pin_arch_list=True,
+    hints=True,
+    weight=0.7,
 )
 FRONTEND = Stage(
-    kind="frontend",
     mnemonic="CudaFrontend",
     scope=SOURCE,
-    outputs=(Output("cudafe1_cpp", "{stem}.cudafe1.cpp"),),
+    outputs=(Output("cudafe1_cpp", "{stem}.cudafe1.cpp", named_by=STEP_OUTPUT),),
     reads=(("cpp4", SAME), ("module_id", SAME)),
     toolkit=("cudafe",),
     progress="Splitting host code of %{label} (cudafe++): %{output}",
     doc="cudafe++: the host code with device code replaced by launch stubs",
+    step=STEP_CUDAFE,
+    # The module id is CudaPlan's file; the host code #includes the registration stub by name.
+    names=(("--module_id_file_name", PATH, "module_id"), ("--stub_file_name", BASENAME, "registration_stub")),
+    weight=2.8,
 )
 REGISTRATION_STUB = Stage(
-    kind="registration_stub",
     mnemonic="CudaRegistrationStub",
     scope=SOURCE,
     outputs=(
-        Output("stub", "host/{stem}.cudafe1.stub.c"),
-        # The stub arch's CudaCicc input: the front end's NVVM IR (that
+        Output("registration_stub", "host/{stem}.cudafe1.stub.c"),
+        # The registration arch's CudaCicc input: the front end's NVVM IR (that
         # CudaCicc runs cicc's back end alone), or, where nvcc's cicc command
         # cannot be split (cicc_split.py), the arch's preprocessed source.
-        Output("stub_cicc_input", "host/{stem}.stub_arch_cicc_input"),
+        Output("registration_cicc_input", "host/{stem}.stub_arch_cicc_input"),
     ),
     reads=(("module_id", SAME),),
     source=True,
@@ -149,61 +208,75 @@ REGISTRATION_STUB = Stage(
     progress="Writing the registration stub of %{label} (cicc front end): %{output}",
     doc="the registration stub the host compile includes, from one fixed arch's device preprocess and cicc front end "
     "(whose NVVM IR that arch's CudaCicc compiles on), so the host compile waits for no optimizing cicc and its key holds no arch",
+    weight=1.5,
 )
 DEVICE_PREPROCESS = Stage(
-    kind="device_preprocess",
     mnemonic="CudaDevicePreprocess",
     scope=VIRTUAL,
-    outputs=(Output("cpp1", "{virtual}/{stem}.cpp1.ii"),),
+    outputs=(Output("cpp1", "{virtual}/{stem}.cpp1.ii", named_by=STEP_OUTPUT),),
     source=True,
     host_compiler=True,
     device=True,
     progress="Preprocessing device code of %{label} for {arch}: %{output}",
     doc="the host compiler's -E for one virtual arch (cicc's input)",
+    step=STEP_DEVICE_CPP,
+    pin_arch_list=True,
+    hints=True,
+    weight=0.8,
 )
 CICC = Stage(
-    kind="cicc",
     mnemonic="CudaCicc",
     scope=VIRTUAL,
     outputs=(
-        Output("ptx", "{virtual}/{stem}.ptx", lto_pattern="{virtual}/{stem}.ltoir"),
+        Output("ptx", "{virtual}/{stem}.ptx", lto_pattern="{virtual}/{stem}.ltoir", named_by="-o"),
     ),
-    # The stub arch's from CudaRegistrationStub, which ran its front end.
-    reads=(("cpp1", NOT_STUB_ARCH), ("stub_cicc_input", STUB_ARCH), ("module_id", SAME)),
+    # The registration arch's from CudaRegistrationStub, which ran its front end.
+    reads=(("cpp1", NOT_REGISTRATION_ARCH), ("registration_cicc_input", REGISTRATION_ARCH), ("module_id", SAME)),
     toolkit=("cicc_files",),
     device=True,
     exec_group="cicc",
     progress="Compiling device code for {arch} (cicc): %{output}",
     doc="device code to PTX (or NVVM IR for an LTO arch); for the registration stub's arch, cicc's back end alone on the stub's front end's NVVM IR",
+    step=STEP_CICC,
+    # The front end's other outputs: read by nothing (the host compile's stub
+    # is CudaRegistrationStub's). The stub #includes the fatbinary's C form by name.
+    names=(
+        ("--gen_c_file_name", TEMPORARY, "cicc.cudafe1.c"),
+        ("--stub_file_name", TEMPORARY, "cicc.cudafe1.stub.c"),
+        ("--gen_device_file_name", TEMPORARY, "cicc.cudafe1.gpu"),
+        ("--include_file_name", BASENAME, "fatbin_c"),
+    ),
+    weight=1.9,
 )
 PTXAS = Stage(
-    kind="ptxas",
     mnemonic="CudaPtxas",
     scope=REAL,
-    outputs=(Output("cubin", "{virtual}/{real}/{stem}.cubin"),),
+    outputs=(Output("cubin", "{virtual}/{real}/{stem}.cubin", named_by=STEP_OUTPUT),),
     reads=(("ptx", SAME),),
     toolkit=("ptxas",),
     device=True,
     exec_group="ptxas",
     progress="Assembling %{input} for {arch}",
     doc="PTX to a cubin for one real arch",
+    step=STEP_PTXAS,
+    weight=0.05,
 )
 FATBINARY = Stage(
-    kind="fatbinary",
     mnemonic="CudaFatbinary",
     scope=SOURCE,
-    outputs=(Output("fatbin_c", "{stem}.fatbin.c"), Output("fatbin", "{stem}.fatbin")),
+    outputs=(Output("fatbin_c", "{stem}.fatbin.c", named_by=STEP_OUTPUT), Output("fatbin", "{stem}.fatbin")),
     reads=(("cubin", ALL), ("ptx", EMBEDDED)),
     toolkit=("fatbinary",),
     progress="Packing device code of %{label}: %{output}",
     doc="the cubins and embedded PTX packed into a fatbinary and its C form",
+    step=STEP_FATBINARY,
+    weight=0.01,
 )
 HOST_COMPILE = Stage(
-    kind="host_compile",
     mnemonic="CudaHostCompile",
     scope=SOURCE,
-    outputs=(Output("host_obj", "{stem}.host.o"),),
-    reads=(("cudafe1_cpp", SAME), ("stub", SAME), ("fatbin_decl", SAME)),
+    outputs=(Output("host_obj", "{stem}.host.o", named_by=STEP_OUTPUT),),
+    reads=(("cudafe1_cpp", SAME), ("registration_stub", SAME), ("fatbin_decl", SAME)),
     # crt/host_runtime.h's headers (the source's own are preprocessed into
     # cudafe++'s output already), and nvcc.profile: nvcc spells an include
     # directory <toolkit>/bin/../include, as in every gcc stage.
@@ -211,9 +284,12 @@ HOST_COMPILE = Stage(
     host_compiler=True,
     progress="Compiling host code of %{label}: %{output}",
     doc="the host code, compiled against a declaration of the fatbinary (no device code among its inputs)",
+    step=STEP_HOST_CC,
+    pin_arch_list=True,
+    hints=True,
+    weight=1.9,
 )
 EMBED_FATBIN = Stage(
-    kind="embed_fatbin",
     mnemonic="CudaEmbedFatbin",
     scope=SOURCE,
     outputs=(Output("obj", "{stem}.o"),),
@@ -222,6 +298,7 @@ EMBED_FATBIN = Stage(
     host_compiler=True,
     progress="Embedding device code of %{label}: %{output}",
     doc="the source's object: the host object linked (ld -r) with fatbinary's own embedded fatbinary",
+    weight=0.05,
 )
 
 COMPILE_STAGES = (HOST_PREPROCESS, FRONTEND, REGISTRATION_STUB, DEVICE_PREPROCESS, CICC, PTXAS, FATBINARY, HOST_COMPILE, EMBED_FATBIN)
@@ -237,10 +314,9 @@ COMPILE_STAGES = (HOST_PREPROCESS, FRONTEND, REGISTRATION_STUB, DEVICE_PREPROCES
 # sm_NN, and its only real arch is that sm_NN (the rules refuse others).
 
 CLANG_DEVICE = Stage(
-    kind="clang_device",
     mnemonic="CudaClangDevice",
     scope=VIRTUAL,
-    outputs=(Output("ptx", "{virtual}/{stem}.ptx"),),
+    outputs=(Output("ptx", "{virtual}/{stem}.ptx", named_by=STEP_OUTPUT),),
     source=True,
     host_compiler=True,
     toolkit=("headers", "cicc_files"),
@@ -248,36 +324,37 @@ CLANG_DEVICE = Stage(
     exec_group="cicc",
     progress="Compiling device code of %{label} for {arch} (clang): %{output}",
     doc="clang's device compile for one GPU arch (-cc1 -triple nvptx64-nvidia-cuda): the whole source, to PTX",
+    step=STEP_CLANG_DEVICE,
 )
 CLANG_FATBINARY = Stage(
-    kind="fatbinary",
     mnemonic="CudaFatbinary",
     scope=SOURCE,
-    outputs=(Output("fatbin", "{stem}.fatbin"),),
+    outputs=(Output("fatbin", "{stem}.fatbin", named_by=STEP_OUTPUT),),
     reads=(("cubin", ALL), ("ptx", EMBEDDED)),
     toolkit=("fatbinary",),
     progress="Packing device code of %{label}: %{output}",
     doc="the cubins and embedded PTX packed into the fatbinary clang's host compile embeds",
+    step=STEP_FATBINARY,
 )
 CLANG_HOST_COMPILE = Stage(
-    kind="clang_host",
     mnemonic="CudaClangHost",
     scope=SOURCE,
-    outputs=(Output("host_obj", "{stem}.host.o"),),
+    outputs=(Output("host_obj", "{stem}.host.o", named_by=STEP_OUTPUT),),
     source=True,
     host_compiler=True,
     toolkit=("headers",),
     progress="Compiling host code of %{label} (clang): %{output}",
     doc="clang's host compile (-cc1 -triple <host>) against an empty fatbinary: no device output among its inputs",
+    step=STEP_CLANG_HOST,
 )
 CLANG_EMBED = Stage(
-    kind="clang_embed",
     mnemonic="CudaClangEmbed",
     scope=SOURCE,
     outputs=(Output("obj", "{stem}.o"),),
     reads=(("host_obj", SAME), ("fatbin", SAME)),
     progress="Embedding device code of %{label}: %{output}",
     doc="the source's object: the fatbinary spliced into the host object's .nv_fatbin section (elf_splice.py)",
+    hook=SPLICE_TOOL,
 )
 
 CLANG_STAGES = (CLANG_DEVICE, PTXAS, CLANG_FATBINARY, CLANG_HOST_COMPILE, CLANG_EMBED)
@@ -289,64 +366,89 @@ CLANG_PLAN_OUTPUTS = (
 
 # --- A device link (cuda_device_link, cuda_library(rdc = True)) ----------------
 
-NVLINK = Stage(
-    kind="nvlink",
+DEVICE_LINK = Stage(
     mnemonic="CudaDeviceLink",
     scope=LINK_ARCH,
-    outputs=(Output("cubin", "{arch}/{name}.cubin"), Output("reg_c", "{arch}/{name}.reg.c")),
+    # nvcc names every arch's registration code alike: elsewhere its name is the
+    # last arch's (the link stub reads that), in each nvlink command its own.
+    outputs=(
+        Output("cubin", "{arch}/{name}.cubin", named_by=STEP_OUTPUT),
+        Output("reg_c", "{arch}/{name}.reg.c", named_by="--register-link-binaries"),
+    ),
     # Besides: every relocatable source's code for this arch and the script
-    # that wraps it (actions/nvlink.bzl), and libNVVM for an LTO link.
+    # that wraps it (the LINK_INPUTS hook), and libNVVM for an LTO link.
     toolkit=("device_link_files", "headers"),
     host_compiler=True,
     device=True,
     exec_group="dlink",
     progress="Device-linking %{label} for {arch}",
     doc="nvlink of one real arch over every relocatable source's code for it",
+    hook=LINK_INPUTS,
+    # Its scripts' name since the first release: renaming them would change every device link's action key.
+    script="nvlink",
+    step=STEP_NVLINK,
 )
 LINK_FATBINARY = Stage(
-    kind="fatbinary",
     mnemonic="CudaFatbinary",
     scope=LINK,
-    outputs=(Output("fatbin_c", "{name}.fatbin.c"), Output("fatbin", "{name}.fatbin")),
+    outputs=(Output("fatbin_c", "{name}.fatbin.c", named_by=STEP_OUTPUT), Output("fatbin", "{name}.fatbin")),
     reads=(("cubin", ALL),),
     toolkit=("fatbinary",),
     progress="Packing device code of %{label}: %{output}",
     doc="the linked cubins packed into a fatbinary",
+    step=STEP_FATBINARY,
 )
 LINK_STUB = Stage(
-    kind="link_stub",
     mnemonic="CudaLinkStub",
     scope=LINK,
-    outputs=(Output("obj", "{name}.dlink.o"),),
+    outputs=(Output("obj", "{name}.dlink.o", named_by=STEP_OUTPUT),),
     reads=(("fatbin_c", SAME), ("reg_c", LAST), ("markers", SAME)),
     toolkit=("device_link_files", "headers"),
     host_compiler=True,
     progress="Compiling the device link stub of %{label}",
     doc="crt/link.stub compiled with the linked fatbinary; registers every linked module",
+    step=STEP_LINK_STUB_CC,
+    hints=True,
 )
 
-LINK_STAGES = (NVLINK, LINK_FATBINARY, LINK_STUB)
+LINK_STAGES = (DEVICE_LINK, LINK_FATBINARY, LINK_STUB)
 
 
 @dataclasses.dataclass(frozen=True)
 class Table:
     """A pipeline of stages: what the rules declare and register, CudaPlan writes scripts for, the runner runs.
 
-    A compiler other than nvcc (clang's `-cc1` stages, say) is another table:
-    the functions below take the table they apply.
+    A compiler other than nvcc (clang's `-cc1` stages, say) is another table;
+    stage_graph.py applies a table to a source or a device link.
     """
 
     name: str
     stages: tuple  # in pipeline order
     plan_outputs: tuple  # CudaPlan's files besides the scripts
     plan_scope: str  # what CudaPlan (and so its outputs) is per: SOURCE or LINK
+    # The outputs the rule returns (the object, the device code): with what
+    # other stages read, they decide which stage instances a unit has.
+    products: tuple = ()
 
 
-COMPILE_TABLE = Table("compile", COMPILE_STAGES, PLAN_OUTPUTS, SOURCE)
-LINK_TABLE = Table("link", LINK_STAGES, LINK_PLAN_OUTPUTS, LINK)
-CLANG_TABLE = Table("clang", CLANG_STAGES, CLANG_PLAN_OUTPUTS, SOURCE)
+COMPILE_TABLE = Table("compile", COMPILE_STAGES, PLAN_OUTPUTS, SOURCE, products=("obj", "ptx", "cubin", "fatbin"))
+LINK_TABLE = Table("link", LINK_STAGES, LINK_PLAN_OUTPUTS, LINK, products=("obj", "cubin", "fatbin", "reg_c"))
+CLANG_TABLE = Table("clang", CLANG_STAGES, CLANG_PLAN_OUTPUTS, SOURCE, products=("obj", "ptx", "cubin", "fatbin"))
 # The compile tables by name (a layout names its table).
 COMPILE_TABLES = {t.name: t for t in (COMPILE_TABLE, CLANG_TABLE)}
+
+
+def _output_keys():
+    keys = {}
+    for table in (COMPILE_TABLE, CLANG_TABLE, LINK_TABLE):
+        for o in table.plan_outputs + tuple(o for s in table.stages for o in s.outputs):
+            keys[o.key] = o.key
+    return dict(sorted(keys.items()))
+
+
+# Every output key of the tables, for code that names one: KEYS.obj, KEYS.ptx
+# (a key no table has fails where it is named, not where it is looked up).
+KEYS = types.SimpleNamespace(**_output_keys())
 
 
 def exec_groups(table):
@@ -376,16 +478,13 @@ def device_mnemonics(of=COMPILE_STAGES + CLANG_STAGES + LINK_STAGES):
     return sorted({s.mnemonic for s in of if s.device})
 
 
-def mnemonic(kind, stages=COMPILE_STAGES):
-    for stage in stages:
-        if stage.kind == kind:
-            return stage.mnemonic
-    raise KeyError(kind)
-
-
-# --- Instances, keys and paths -------------------------------------------------
-# cuda_rules/private/layout.bzl spells the same in Starlark; layout.py checks
-# every layout the rules write against these functions.
+def step_mnemonics():
+    """{step of a plan: the mnemonic of the stage its command becomes} (reports of nvcc's plan)."""
+    out = {}
+    for stage in COMPILE_STAGES + CLANG_STAGES + LINK_STAGES:
+        if stage.step:
+            out.setdefault(stage.step, stage.mnemonic)
+    return out
 
 
 @dataclasses.dataclass(frozen=True)
@@ -396,178 +495,6 @@ class Arch:
     reals: tuple = ()  # sm_NN cubins built from its PTX
     ptx: bool = False  # its PTX is embedded
     lto: bool = False  # its NVVM IR is kept for the device link (no PTX, no cubins)
-
-
-def instances(stage, archs=(), link_archs=()):
-    """The instances of `stage`: a list of dicts of placeholder values (virtual, real, arch, lto)."""
-    if stage.scope in (SOURCE, LINK):
-        return [{}]
-    if stage.scope == VIRTUAL:
-        return [{"virtual": a.virtual, "lto": a.lto} for a in archs]
-    if stage.scope == REAL:
-        return [{"virtual": a.virtual, "real": r, "lto": a.lto} for a in archs for r in a.reals]
-    if stage.scope == LINK_ARCH:
-        return [{"arch": a} for a in link_archs]
-    raise ValueError("unknown scope %r" % stage.scope)
-
-
-def _parts(inst):
-    return [inst[k] for k in ("virtual", "real", "arch") if k in inst]
-
-
-def instance_key(prefix, inst):
-    """`prefix` plus the instance's archs: "cpp1/compute_80", "ptxas/compute_80/sm_80", "nvlink/sm_90"."""
-    return "/".join([prefix] + _parts(inst))
-
-
-def script_path(kind, inst):
-    """Where CudaPlan writes a stage's script, under the source's (or link's) directory."""
-    return "plan/%s.sh" % ".".join([kind] + _parts(inst))
-
-
-def output_path(output, inst, stem="", name=""):
-    pattern = output.lto_pattern if inst.get("lto") and output.lto_pattern else output.pattern
-    return pattern.format(stem=stem, name=name, **{k: v for k, v in inst.items() if k != "lto"})
-
-
-def _files(table, instances_of, names):
-    files = {o.key: output_path(o, {}, **names) for o in table.plan_outputs}
-    for stage in table.stages:
-        for inst in instances_of(stage):
-            for o in stage.outputs:
-                files[instance_key(o.key, inst)] = output_path(o, inst, **names)
-    return files
-
-
-def _script_paths(table, instances_of):
-    return {
-        instance_key(stage.kind, inst): script_path(stage.kind, inst)
-        for stage in table.stages
-        for inst in instances_of(stage)
-    }
-
-
-def compile_files(stem, archs, table=COMPILE_TABLE):
-    """{output key: path under the source's directory} of every stage output and CudaPlan output."""
-    return _files(table, lambda stage: instances(stage, archs), {"stem": stem})
-
-
-def compile_script_paths(archs, rdc, table=COMPILE_TABLE):
-    """{stage key: script path under the source's directory}."""
-    scripts = _script_paths(table, lambda stage: instances(stage, archs))
-    if rdc:
-        scripts[DEVICE_OBJECT_SCRIPT] = script_path(DEVICE_OBJECT_SCRIPT, {})
-    return scripts
-
-
-def link_files(name, link_archs, table=LINK_TABLE):
-    """{output key: path under the device link's directory} of every stage output and CudaPlan output."""
-    return _files(table, lambda stage: instances(stage, link_archs=link_archs), {"name": name})
-
-
-def link_script_paths(link_archs, table=LINK_TABLE):
-    """{stage key: script path under the device link's directory}."""
-    return _script_paths(table, lambda stage: instances(stage, link_archs=link_archs))
-
-
-def stub_arch(archs, pinned_arch_list=""):
-    """The virtual arch whose front end writes the registration stub the host compile includes.
-
-    nvcc's is the last virtual arch it compiles. For a build pinned to a
-    shipped set (pinned_arch_list, e.g. "750,800,860,900"), the shipped set's
-    last ("compute_90"), whichever of its archs the build compiles: the stub,
-    and so the host compile, is then the same action in every build of the set
-    or of a subset of it (docs/cuda_library.md, "The registration stub").
-    """
-    if pinned_arch_list:
-        return "compute_%d" % (int(pinned_arch_list.split(",")[-1]) // 10)
-    return archs[-1].virtual
-
-
-def compile_producers(archs, table=COMPILE_TABLE):
-    """{output key: stage key of the stage that writes it} (CudaPlan's outputs excluded)."""
-    producer = {}
-    for stage in table.stages:
-        for inst in instances(stage, archs):
-            for o in stage.outputs:
-                producer[instance_key(o.key, inst)] = instance_key(stage.kind, inst)
-    return producer
-
-
-def read_keys(stage, inst, table, archs=(), link_archs=(), stub=None):
-    """The output keys (of earlier stages and CudaPlan) one instance of `stage` reads, by its `reads` (in order, once each).
-
-    `stub`: the registration stub's arch (stub_arch), for the STUB_ARCH selectors.
-    """
-    keys = []
-    for out_key, selector in stage.reads:
-        keys += [k for k in _read_keys(out_key, selector, inst, table, archs, link_archs, stub) if k not in keys]
-    return keys
-
-
-def compile_reads(archs, table=COMPILE_TABLE, stub=None):
-    """{stage key: [output keys it reads]}, CudaPlan's outputs (the module id) included."""
-    return {
-        instance_key(stage.kind, inst): read_keys(stage, inst, table, archs, stub=stub)
-        for stage in table.stages
-        for inst in instances(stage, archs)
-    }
-
-
-def compile_dependencies(archs, table=COMPILE_TABLE, stub=None):
-    """{stage key: [stage keys it reads from]}: the graph the runner executes (CudaPlan excluded)."""
-    producer = compile_producers(archs, table)
-    deps = {}
-    for stage in table.stages:
-        for inst in instances(stage, archs):
-            keys = []
-            for read in read_keys(stage, inst, table, archs, stub=stub):
-                if read in producer and producer[read] not in keys:
-                    keys.append(producer[read])
-            deps[instance_key(stage.kind, inst)] = keys
-    return deps
-
-
-def _output_scope(out_key, table):
-    if any(o.key == out_key for o in table.plan_outputs):
-        return table.plan_scope
-    for stage in table.stages:
-        if any(o.key == out_key for o in stage.outputs):
-            return stage.scope
-    raise KeyError(out_key)
-
-
-def _project(inst, scope):
-    """The part of a reader's instance that names the instance of an output of `scope` it reads."""
-    keep = {SOURCE: (), LINK: (), VIRTUAL: ("virtual",), REAL: ("virtual", "real"), LINK_ARCH: ("arch",)}[scope]
-    return {k: inst[k] for k in keep}
-
-
-def _read_keys(out_key, selector, inst, table, archs, link_archs, stub):
-    scope = _output_scope(out_key, table)
-    if selector == SAME:
-        return [instance_key(out_key, _project(inst, scope))]
-    if selector in (STUB_ARCH, NOT_STUB_ARCH):
-        if (inst.get("virtual") == stub) == (selector == STUB_ARCH):
-            return [instance_key(out_key, _project(inst, scope))]
-        return []
-    if selector == ALL:
-        return [instance_key(out_key, _project(i, scope)) for i in _scope_instances(scope, archs, link_archs)]
-    if selector == EMBEDDED:
-        return [instance_key(out_key, {"virtual": a.virtual}) for a in archs if a.ptx or a.lto]
-    if selector == LAST:
-        return [instance_key(out_key, {"arch": link_archs[-1]})]
-    raise ValueError("unknown selector %r of %s" % (selector, out_key))
-
-
-def _scope_instances(scope, archs, link_archs):
-    if scope in (SOURCE, LINK):
-        return [{}]
-    if scope == VIRTUAL:
-        return [{"virtual": a.virtual} for a in archs]
-    if scope == REAL:
-        return [{"virtual": a.virtual, "real": r} for a in archs for r in a.reals]
-    return [{"arch": a} for a in link_archs]
 
 
 # --- Reading stage outputs back (reports) -------------------------------------

@@ -1,9 +1,12 @@
-"""The stage table's functions: keys, paths, the runner's graph, and what reports read back."""
+"""The stage table and stage_graph.py, the table applied to a source or a device link: keys, paths, what each action reads."""
 
 import unittest
 
 from tools.nvcc_plan import layout as layout_lib
+from tools.nvcc_plan import stage_graph
 from tools.nvcc_plan import stages
+
+KEYS = stages.KEYS
 
 _ARCHS = [
     stages.Arch("compute_80", ("sm_80", "sm_86")),
@@ -11,9 +14,24 @@ _ARCHS = [
 ]
 
 
-class StagesTest(unittest.TestCase):
-    def test_compile_files_follow_the_patterns(self):
-        files = stages.compile_files("k", _ARCHS)
+def _graph(archs=_ARCHS, registration="compute_100", rdc=False, table=stages.COMPILE_TABLE):
+    """A source's graph; by default with a registration arch the build does not compile (every preprocess read)."""
+    return stage_graph.unit_graph(table, virtuals=archs, stem="k", registration=registration, device_object=rdc)
+
+
+def _deps(graph):
+    """{action: [actions whose outputs it reads]}: the graph the runner runs."""
+    producer = {k: a["script"] for a in graph["actions"] for k in a["outputs"]}
+    return {a["script"]: [producer[k] for k in a["reads"] if k in producer] for a in graph["actions"]}
+
+
+def _reads(graph):
+    return {a["script"]: a["reads"] for a in graph["actions"]}
+
+
+class StageGraphTest(unittest.TestCase):
+    def test_files_follow_the_patterns(self):
+        files = _graph()["files"]
         self.assertEqual(files["cpp4"], "k.cpp4.ii")
         self.assertEqual(files["cpp1/compute_80"], "compute_80/k.cpp1.ii")
         self.assertEqual(files["cubin/compute_80/sm_86"], "compute_80/sm_86/k.cubin")
@@ -21,19 +39,18 @@ class StagesTest(unittest.TestCase):
         self.assertNotIn("cubin/compute_90/sm_80", files)
 
     def test_lto_arch_writes_nvvm_ir(self):
-        files = stages.compile_files("k", [stages.Arch("compute_90", (), lto=True)])
+        files = _graph([stages.Arch("compute_90", (), lto=True)])["files"]
         self.assertEqual(files["ptx/compute_90"], "compute_90/k.ltoir")
-        self.assertNotIn("cicc_stub/compute_90", files)
 
     def test_scripts(self):
-        scripts = stages.compile_script_paths(_ARCHS, rdc=False)
+        scripts = _graph()["scripts"]
         self.assertEqual(scripts["ptxas/compute_80/sm_86"], "plan/ptxas.compute_80.sm_86.sh")
         self.assertEqual(scripts["host_compile"], "plan/host_compile.sh")
         self.assertNotIn(stages.DEVICE_OBJECT_SCRIPT, scripts)
-        self.assertEqual(stages.compile_script_paths(_ARCHS, rdc=True)[stages.DEVICE_OBJECT_SCRIPT], "plan/device_object.sh")
+        self.assertEqual(_graph(rdc=True)["scripts"][stages.DEVICE_OBJECT_SCRIPT], "plan/device_object.sh")
 
     def test_graph(self):
-        deps = stages.compile_dependencies(_ARCHS)
+        deps = _deps(_graph())
         self.assertEqual(deps["frontend"], ["host_preprocess"])
         self.assertEqual(deps["ptxas/compute_80/sm_86"], ["cicc/compute_80"])
         # The fatbinary embeds every cubin and compute_90's PTX, not compute_80's.
@@ -47,39 +64,91 @@ class StagesTest(unittest.TestCase):
         self.assertEqual(deps["registration_stub"], [])
         self.assertEqual(deps["embed_fatbin"], ["host_compile", "fatbinary"])
         self.assertEqual(deps["device_preprocess/compute_80"], [])
-        # Without a stub arch among the build's, every cicc reads its own preprocess.
+        # Without the registration arch among the build's, every cicc reads its own preprocess.
         self.assertEqual(deps["cicc/compute_90"], ["device_preprocess/compute_90"])
 
-    def test_graph_with_the_stub_arch(self):
-        # The stub's action ran compute_90's preprocess and front end: its cicc runs on that.
-        deps = stages.compile_dependencies(_ARCHS, stub="compute_90")
+    def test_the_registration_archs_preprocess_is_not_an_action(self):
+        # The stub's action ran compute_90's preprocess and front end: its cicc runs on that, and
+        # compute_90's CudaDevicePreprocess, which nothing would read, is not in the graph at all.
+        graph = _graph(registration="compute_90")
+        deps = _deps(graph)
         self.assertEqual(deps["cicc/compute_90"], ["registration_stub"])
         self.assertEqual(deps["cicc/compute_80"], ["device_preprocess/compute_80"])
-        self.assertNotIn("device_preprocess/compute_90", [d for ds in deps.values() for d in ds])
-        reads = stages.compile_reads(_ARCHS, stub="compute_90")
-        self.assertEqual(reads["cicc/compute_90"], ["stub_cicc_input", "module_id"])
+        self.assertNotIn("device_preprocess/compute_90", deps)
+        self.assertNotIn("device_preprocess/compute_90", graph["scripts"])
+        self.assertNotIn("cpp1/compute_90", graph["files"])
+        reads = _reads(graph)
+        self.assertEqual(reads["cicc/compute_90"], ["registration_cicc_input", "module_id"])
         self.assertEqual(reads["cicc/compute_80"], ["cpp1/compute_80", "module_id"])
 
-    def test_link_reads(self):
-        self.assertEqual(stages.read_keys(stages.NVLINK, {"arch": "sm_80"}, stages.LINK_TABLE, link_archs=["sm_80", "sm_90"]), [])
-        self.assertEqual(
-            stages.read_keys(stages.LINK_FATBINARY, {}, stages.LINK_TABLE, link_archs=["sm_80", "sm_90"]),
-            ["cubin/sm_80", "cubin/sm_90"],
-        )
+    def test_registration_arch(self):
+        self.assertEqual(stage_graph.registration_arch([stages.Arch("compute_80")], "750,800,860,900"), "compute_90")
+        self.assertEqual(stage_graph.registration_arch([stages.Arch("compute_80"), stages.Arch("compute_89")], ""), "compute_89")
+
+    def test_link(self):
+        graph = stage_graph.unit_graph(stages.LINK_TABLE, link_archs=["sm_80", "sm_90"], name="t")
+        reads = _reads(graph)
+        self.assertEqual(reads["device_link/sm_80"], [])
+        self.assertEqual(reads["fatbinary"], ["cubin/sm_80", "cubin/sm_90"])
         # The link stub registers what the last arch's nvlink lists, and includes CudaPlan's markers.
-        self.assertEqual(
-            stages.read_keys(stages.LINK_STUB, {}, stages.LINK_TABLE, link_archs=["sm_80", "sm_90"]),
-            ["fatbin_c", "reg_c/sm_90", "markers"],
+        self.assertEqual(reads["link_stub"], ["fatbin_c", "reg_c/sm_90", "markers"])
+        # Every arch's device link writes its registration code (only the last's is read: a product).
+        self.assertEqual(graph["files"]["reg_c/sm_80"], "sm_80/t.reg.c")
+        # Its scripts' name since the first release.
+        self.assertEqual(graph["scripts"]["device_link/sm_90"], "plan/nvlink.sm_90.sh")
+
+    def test_a_stage_added_to_the_table_is_in_the_graph_with_nothing_but_its_record(self):
+        # A test-only table: nvcc's with one more stage (tests/cuda_library:extra_stage_test adds
+        # the same record to the rules' table and checks its Bazel action).
+        noop = stages.Stage(
+            mnemonic="CudaTestNoop",
+            scope=stages.SOURCE,
+            outputs=(stages.Output("noop", "{stem}.noop"),),
+            reads=((KEYS.obj, stages.SAME), (KEYS.cpp4, stages.SAME)),
+            toolkit=("fatbinary",),
+            progress="Testing %{label}: %{output}",
         )
+        import dataclasses
+
+        table = dataclasses.replace(
+            stages.COMPILE_TABLE, stages=stages.COMPILE_TABLE.stages + (noop,), products=stages.COMPILE_TABLE.products + ("noop",)
+        )
+        graph = _graph(table=table)
+        self.assertEqual(graph["files"]["noop"], "k.noop")
+        self.assertEqual(graph["scripts"]["test_noop"], "plan/test_noop.sh")
+        self.assertEqual(_deps(graph)["test_noop"], ["embed_fatbin", "host_preprocess"])
+        self.assertEqual(_reads(graph)["test_noop"], ["obj", "cpp4"])
+        # The rules' side of the record is written from it as any other's.
+        from tools.nvcc_plan import gen_stages_bzl
+
+        self.assertIn('name = "test_noop"', gen_stages_bzl._stage(noop))
+        self.assertIn('mnemonic = "CudaTestNoop"', gen_stages_bzl._stage(noop))
+
+    def test_names_come_from_mnemonics(self):
+        self.assertEqual(
+            [s.name for s in stages.COMPILE_STAGES],
+            ["host_preprocess", "frontend", "registration_stub", "device_preprocess", "cicc", "ptxas", "fatbinary",
+             "host_compile", "embed_fatbin"],
+        )
+        self.assertEqual(stages.DEVICE_LINK.name, "device_link")
 
     def test_every_stage_has_a_mnemonic_and_the_tables_their_exec_groups(self):
         self.assertEqual(stages.exec_groups(stages.COMPILE_TABLE.stages), ["cicc", "ptxas"])
         self.assertEqual(stages.exec_groups(stages.LINK_TABLE.stages), ["dlink"])
-        for table in (stages.COMPILE_TABLE, stages.LINK_TABLE):
+        for table in (stages.COMPILE_TABLE, stages.LINK_TABLE, stages.CLANG_TABLE):
             for stage in table.stages:
                 self.assertTrue(stage.mnemonic.startswith("Cuda"), stage)
                 self.assertIn(stage.mnemonic, stages.pipeline_mnemonics())
                 self.assertTrue(stage.progress, stage)
+                # One stage per step in a table: the planner finds each stage's command by its step.
+                if stage.step:
+                    self.assertEqual([s for s in table.stages if s.step == stage.step], [stage])
+
+    def test_keys(self):
+        self.assertEqual(KEYS.obj, "obj")
+        self.assertEqual(KEYS.registration_cicc_input, "registration_cicc_input")
+        with self.assertRaises(AttributeError):
+            KEYS.no_such_output  # noqa: B018
 
     def test_arch_of_output(self):
         self.assertEqual(stages.arch_of_output("CudaPtxas", "bazel-out/k8/bin/p/_cuda/t/k/compute_80/sm_86/k.cubin"), "sm_86")
@@ -96,36 +165,35 @@ class StagesTest(unittest.TestCase):
 
 
 class LayoutTest(unittest.TestCase):
-    def _layout(self, **overrides):
-        args = dict(
+    def _layout(self, archs=_ARCHS, rdc=False, pinned_arch_list=""):
+        names = layout_lib.SourceNames(
             label="@@//p:t", display_label="//p:t", src="/proc/self/cwd/p/k.cu", src_short_path="p/k.cu", stem="k",
-            directory="bazel-out/x/bin/p/_cuda/t/k", toolkit_root="/proc/self/cwd/external/cuda", archs=_ARCHS, rdc=False,
         )
-        args.update(overrides)
-        return layout_lib.compile_layout_for(**args)
+        return layout_lib.compile_layout_for(
+            names, directory="bazel-out/x/bin/p/_cuda/t/k", toolkit_root="/proc/self/cwd/external/cuda", archs=archs,
+            rdc=rdc, pinned_arch_list=pinned_arch_list,
+        )
 
     def test_round_trip(self):
         layout = self._layout(rdc=True)
         again = layout_lib.compile_layout_from_json(layout.to_json())
         self.assertEqual(again, layout)
-        self.assertEqual(again.stub_arch, "compute_90")
-        self.assertEqual(again.stub_name, "k.cudafe1.stub.c")
+        self.assertEqual(again.registration_arch, "compute_90")
+        self.assertEqual(again.registration_stub_name, "k.cudafe1.stub.c")
         self.assertEqual(again.host_compile_iquote, ["bazel-out/x/bin/p/_cuda/t/k/host"])
         # Pinned to a shipped set: its last arch, whichever the build compiles.
         pinned = self._layout(archs=[stages.Arch("compute_80", ("sm_80",))], pinned_arch_list="750,800,900")
-        self.assertEqual(pinned.stub_arch, "compute_90")
+        self.assertEqual(pinned.registration_arch, "compute_90")
         self.assertEqual(again.real_keys, ["compute_80/sm_80", "compute_80/sm_86", "compute_90/sm_90"])
-
-    def test_a_path_the_table_does_not_give_is_refused(self):
-        obj = self._layout().to_json()
-        obj["files"]["cpp4"] = "elsewhere/k.cpp4.ii"
-        with self.assertRaisesRegex(layout_lib.LayoutError, "'cpp4' is elsewhere/k.cpp4.ii, the stage table says"):
-            layout_lib.compile_layout_from_json(obj)
 
     def test_a_missing_or_extra_key_is_refused(self):
         obj = self._layout().to_json()
         del obj["scripts"]["fatbinary"]
         with self.assertRaisesRegex(layout_lib.LayoutError, r"missing \['fatbinary'\]"):
+            layout_lib.compile_layout_from_json(obj)
+        obj = self._layout().to_json()
+        obj["files"]["cpp1/compute_90"] = "compute_90/k.cpp1.ii"  # the registration arch's: no action writes it
+        with self.assertRaisesRegex(layout_lib.LayoutError, r"unexpected \['cpp1/compute_90'\]"):
             layout_lib.compile_layout_from_json(obj)
         obj = self._layout().to_json()
         obj["extra"] = 1
@@ -140,17 +208,18 @@ class LayoutTest(unittest.TestCase):
 
     def test_link_layout(self):
         d = "bazel-out/x/bin/p/_cuda_dlink/t"
+        graph = stage_graph.unit_graph(stages.LINK_TABLE, link_archs=["sm_90"], name="t")
         obj = {
             "label": "//p:t", "name": "t", "directory": d, "toolkit_root": "/proc/self/cwd/external/cuda",
             "archs": ["sm_90"], "lto": False, "non_rdc": [], "objects": ["a.o"],
             "markers": [["rules_cuda_stages__no_device_link_for__p_a__p_a_cu", "rules_cuda_stages__device_linked_twice__p_a__p_a_cu"]],
-            "inputs": {"sm_90": [{"kind": "elf", "image": "x.cubin", "script": "x.sh", "name": "//p:a (p/a.cu)"}]},
-            "files": {k: d + "/" + v for k, v in stages.link_files("t", ["sm_90"]).items()},
-            "scripts": {k: d + "/" + v for k, v in stages.link_script_paths(["sm_90"]).items()},
+            "inputs": {"sm_90": [{"code": "elf", "image": "x.cubin", "script": "x.sh", "name": "//p:a (p/a.cu)"}]},
+            "files": {k: d + "/" + v for k, v in graph["files"].items()},
+            "scripts": {k: d + "/" + v for k, v in graph["scripts"].items()},
         }
         layout = layout_lib.link_layout_from_json(obj)
         self.assertEqual(layout.files["cubin/sm_90"], d + "/sm_90/t.cubin")
-        obj["inputs"]["sm_90"][0]["kind"] = "bitcode"
+        obj["inputs"]["sm_90"][0]["code"] = "bitcode"
         with self.assertRaisesRegex(layout_lib.LayoutError, "not elf, nvvm or object"):
             layout_lib.link_layout_from_json(obj)
 

@@ -6,7 +6,7 @@ load("//cuda_rules/private:toolchain.bzl", "CUDA_TOOLCHAIN_TYPE")
 
 visibility(["//cuda_rules/..."])
 
-def compile_action(actions, t, c, src, obj):
+def compile_action(actions, target, cu_compile, src, obj):
     """Runs the toolkit's nvcc on `src` as one action, the way bazel-contrib/rules_cuda does.
 
     nvcc embeds temporary file names (tmpxft_<pid>_...) in the object, so the
@@ -14,8 +14,8 @@ def compile_action(actions, t, c, src, obj):
 
     Args:
       actions: ctx.actions.
-      t: the target context (compile/target.bzl).
-      c: the compile of the target's sources (compile/target.bzl): nvcc_args, nvcc_inputs (an nvcc
+      target: the target context (compile/target.bzl).
+      cu_compile: the compile of the target's sources (compile/target.bzl): nvcc_args, nvcc_inputs (an nvcc
         options file, read here too).
       src: File, the CUDA source.
       obj: File, the object to write.
@@ -26,9 +26,9 @@ def compile_action(actions, t, c, src, obj):
     args.add(src)
     args.add("-o", obj)
     actions.run(
-        executable = t.cuda.nvcc,
-        arguments = [c.nvcc_args, args],
-        inputs = depset([src], transitive = [depset(c.nvcc_inputs, transitive = [t.comp.headers]), t.cc_files, t.cuda.compiler_files]),
+        executable = target.cuda.nvcc,
+        arguments = [cu_compile.nvcc_args, args],
+        inputs = depset([src], transitive = [depset(cu_compile.nvcc_inputs, transitive = [target.comp.headers]), target.cc_files, target.cuda.compiler_files]),
         outputs = [obj],
         mnemonic = UNSTAGED_MNEMONIC,
         # nvcc only adds the toolkit's directories to PATH (nvcc.profile), and

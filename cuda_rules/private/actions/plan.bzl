@@ -16,22 +16,22 @@ def in_params_file(args):
     args.set_param_file_format("multiline")
     return args
 
-def plan_action(actions, tc, unit, verb, nvcc_args):
+def plan_action(actions, toolchains, unit, verb, nvcc_args):
     """Runs `nvcc --dryrun` with the target's flags and writes every stage's script.
 
     Args:
       actions: ctx.actions.
-      tc: the toolchains (compile/target.bzl's toolchains()): cuda, cc_files (nvcc asks the host
+      toolchains: the toolchains (compile/target.bzl's toolchains()): cuda, cc_files (nvcc asks the host
         compiler for its version), planner.
       unit: the source's or device link's unit: its layout (JSON naming every stage's outputs,
         tools/nvcc_plan/layout.py reads it), plan_outputs (the stage scripts and CudaPlan's other
         files, declared by the caller) and nvcc_inputs (files nvcc reads to plan besides the
         toolkit: an nvcc options file).
       verb: "compile" (one source of a cuda_library), "device_link", or "clang_compile" (one source
-        compiled by clang: tc.cc_toolchain's compiler plans it).
+        compiled by clang: toolchains.cc_toolchain's compiler plans it).
       nvcc_args: list of Args, nvcc's (or clang's) options for this source, each given to in_params_file.
     """
-    cuda = tc.cuda
+    cuda = toolchains.cuda
     args = in_params_file(actions.args())
     args.add(verb)
     args.add(unit.layout, format = "--layout=%s")
@@ -39,17 +39,17 @@ def plan_action(actions, tc, unit, verb, nvcc_args):
         # clang's own plan (`clang -###`): clang finds the toolkit from
         # --cuda-path (its include/cuda.h says the version; bin/ and
         # nvvm/libdevice/ must exist).
-        args.add(tc.cc_toolchain.compiler_executable, format = "--clang=%s")
-        inputs = depset([unit.layout, cuda.ptxas, cuda.fatbinary] + unit.nvcc_inputs, transitive = [cuda.headers, cuda.cicc_files, tc.cc_files])
+        args.add(toolchains.cc_toolchain.compiler_executable, format = "--clang=%s")
+        inputs = depset([unit.layout, cuda.ptxas, cuda.fatbinary] + unit.nvcc_inputs, transitive = [cuda.headers, cuda.cicc_files, toolchains.cc_files])
     else:
         args.add(cuda.nvcc, format = "--nvcc=%s")
 
         # Not the include tree: nvcc_files holds a header of each include
         # directory (nvcc uses its target directory only if it exists).
-        inputs = depset([unit.layout, cuda.nvcc] + unit.nvcc_inputs, transitive = [cuda.nvcc_files, tc.cc_files])
+        inputs = depset([unit.layout, cuda.nvcc] + unit.nvcc_inputs, transitive = [cuda.nvcc_files, toolchains.cc_files])
     args.add("--")
     actions.run(
-        executable = tc.planner,
+        executable = toolchains.planner,
         arguments = [args] + nvcc_args,
         inputs = inputs,
         outputs = unit.plan_outputs,

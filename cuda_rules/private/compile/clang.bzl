@@ -28,7 +28,7 @@ _COMPILER_FLAG = "--@rules_cuda_stages//cuda_rules:compiler"
 _RDC_FLAGS = ["-fgpu-rdc", "-fno-gpu-rdc", "-fcuda-rdc", "-fno-cuda-rdc", "--offload-new-driver", "--no-offload-new-driver"]
 
 def _pairs_text():
-    return ", ".join(["clang {} with CUDA {}".format(c, " or ".join(v)) for c, v in sorted(CLANG_CUDA_PAIRS.items())])
+    return ", ".join(["clang {} with CUDA {}".format(clang, " or ".join(cuda)) for clang, cuda in sorted(CLANG_CUDA_PAIRS.items())])
 
 def clang_major(cc_toolchain):
     """The major version of the C++ toolchain's clang, from its resource directory, or None.
@@ -134,12 +134,12 @@ def clang_options(ctx, toolchain_flags, attrs):
         ),
     )
 
-def clang_common_args(ctx, t, rdc):
+def clang_common_args(ctx, target, rdc):
     """clang's driver arguments for every .cu file of a target (not the source and output).
 
     Args:
       ctx: the rule context.
-      t: the target context (target.bzl).
+      target: the target context (target.bzl).
       rdc: whether the device code is relocatable: clang's -fgpu-rdc, with the
         old offload driver, whose objects nvlink device-links (device_link.bzl).
 
@@ -147,17 +147,17 @@ def clang_common_args(ctx, t, rdc):
       Args.
     """
     label = ctx.label
-    cctx = t.comp.cctx
-    options = t.options
+    cctx = target.comp.cctx
+    options = target.options
     args = ctx.actions.args()
     args.add_all(["-x", "cuda"])
-    args.add("--cuda-path=" + t.cuda.toolkit_root)
-    for v in t.archs.virtuals:
+    args.add("--cuda-path=" + target.cuda.toolkit_root)
+    for v in target.archs.virtuals:
         args.add("--cuda-gpu-arch=sm_" + v.virtual[len("compute_"):])
 
     # PTX exactly where the archs say (clang 21's default embeds none).
     args.add("--no-cuda-include-ptx=all")
-    args.add_all(["--cuda-include-ptx=sm_" + v.virtual[len("compute_"):] for v in t.archs.virtuals if v.ptx])
+    args.add_all(["--cuda-include-ptx=sm_" + v.virtual[len("compute_"):] for v in target.archs.virtuals if v.ptx])
     if rdc:
         # clang 21's default for -fgpu-rdc, the new offload driver, links with
         # clang-linker-wrapper; the old one writes nvcc's kind of relocatable object.

@@ -10,15 +10,16 @@ two copies of its device globals).
 """
 
 load("@rules_cc//cc/common:cc_common.bzl", "cc_common")
-load("//cuda_rules/private:actions/index.bzl", "run_stages")
 load("//cuda_rules/private:actions/plan.bzl", "in_params_file", "plan_action")
+load("//cuda_rules/private:actions/stage.bzl", "run_stages")
 load("//cuda_rules/private:archs.bzl", "arch_sort_key")
 load("//cuda_rules/private:compile/host_flags.bzl", "xcompiler")
 load("//cuda_rules/private:compile/nvcc_args.bzl", "canonical")
 load("//cuda_rules/private:labels.bzl", "display_label")
-load("//cuda_rules/private:layout.bzl", "declare_link_files", "layout_object", "paths")
 load("//cuda_rules/private:providers.bzl", "CudaInfo")
-load("//cuda_rules/private:stages.bzl", "DEVICE_LINK_PLACEHOLDER", "LINK_INPUT_KEYS", "LINK_LAYOUT_KEYS", "LINK_PLAN_OUTPUTS", "LINK_TABLE")
+load("//cuda_rules/private:stage_graph.bzl", "instance_key", "unit_graph")
+load("//cuda_rules/private:stages.bzl", "DEVICE_LINK_PLACEHOLDER", "KEYS", "LINK_INPUT_KEYS", "LINK_LAYOUT_KEYS", "LINK_TABLE")
+load("//cuda_rules/private:unit.bzl", "declare_unit", "layout_object", "link_unit", "paths")
 
 visibility(["//cuda_rules/..."])
 
@@ -73,12 +74,12 @@ def twice_marker(marker):
     """The hidden symbol every device link of a source defines once (strong): two device links of it clash naming it."""
     return marker.replace("__no_device_link_for__", "__device_linked_twice__", 1)
 
-def device_link(ctx, tc, inputs, non_rdc, dlinkopts, host_flags):
+def device_link(ctx, toolchains, inputs, non_rdc, dlinkopts, host_flags):
     """Registers the device link of `inputs` (every rdc source's code per arch): CudaPlan, then each stage of the link table.
 
     Args:
       ctx: the rule context (files go under _cuda_dlink/<target>/, apart from any source's _cuda/<target>/<source>/).
-      tc: the toolchains (target.bzl's toolchains(), or a target context, which has them).
+      toolchains: the toolchains (target.bzl's toolchains(), or a target context, which has them).
       inputs: list of struct, CudaInfo.device_link_inputs of every source linked.
       non_rdc: list of labels of non-relocatable cuda_library targets below (for nvlink's messages).
       dlinkopts: nvcc options for the device link (-Xnvlink=...).
@@ -88,14 +89,14 @@ def device_link(ctx, tc, inputs, non_rdc, dlinkopts, host_flags):
     Returns:
       struct(obj, cubins (list), fatbin, reg_cs (list), objects (the host objects linked), plan_files).
     """
-    cuda = tc.cuda
+    cuda = toolchains.cuda
     by_arch = {}
     sources = {}  # (label, src) -> [arch]
     lto = False
     for i in inputs:
         by_arch.setdefault(i.arch, []).append(i)
         sources.setdefault((i.label, i.src), []).append(i.arch)
-        lto = lto or i.kind == "nvvm"
+        lto = lto or i.code == "nvvm"
     archs = sorted(by_arch.keys(), key = arch_sort_key)
     objects = {i.object: None for i in inputs}.keys()  # link order, once each
     for (label, src), have in sources.items():
@@ -122,21 +123,21 @@ def device_link(ctx, tc, inputs, non_rdc, dlinkopts, host_flags):
     if cuda.nvlink == None:
         fail("{}: the CUDA toolkit has no bin/nvlink, which device linking needs. Fix: use a complete toolkit.".format(ctx.label))
 
-    d = declare_link_files(ctx.actions, table = LINK_TABLE, base = "_cuda_dlink/{}/".format(ctx.label.name), name = ctx.label.name, link_archs = archs)
-    files = d.files
-    scripts = d.scripts
+    graph = unit_graph(LINK_TABLE, [], archs, "", ctx.label.name, "", False)
+    declared = declare_unit(ctx.actions, "_cuda_dlink/{}/".format(ctx.label.name), graph)
+    files = declared.files
     markers = sorted({i.marker: None for i in inputs if i.marker}.keys())
-    ctx.actions.write(d.layout, json.encode_indent(layout_object(LINK_LAYOUT_KEYS, {
+    ctx.actions.write(declared.layout, json.encode_indent(layout_object(LINK_LAYOUT_KEYS, {
         "label": display_label(ctx.label),
         "name": ctx.label.name,
-        "directory": d.directory,
+        "directory": declared.directory,
         "toolkit_root": canonical(cuda.toolkit_root),
         "archs": archs,
         "lto": lto,
         "inputs": {
             a: [
                 layout_object(LINK_INPUT_KEYS, {
-                    "kind": i.kind,
+                    "code": i.code,
                     "image": i.image.path,
                     "script": i.script.path if i.script else "",
                     "name": "{} ({})".format(i.label, i.src),
@@ -150,43 +151,38 @@ def device_link(ctx, tc, inputs, non_rdc, dlinkopts, host_flags):
         # The host objects nvcc -dlink would read, in link order (for fidelity checks).
         "objects": [o.path for o in objects],
         "files": paths(files),
-        "scripts": paths(scripts),
+        "scripts": paths(declared.scripts),
     })))
-    unit = struct(
+    unit = link_unit(
         table = LINK_TABLE,
+        graph = graph,
+        declared = declared,
         cuda = cuda,
-        cc_files = tc.cc_files,
-        archs = None,
-        link_archs = archs,
+        cc_files = toolchains.cc_files,
+        link_inputs = by_arch,
         lto = lto,
-        inputs_by_arch = by_arch,
-        files = files,
-        scripts = scripts,
-        layout = d.layout,
-        plan_outputs = scripts.values() + [files[o.key] for o in LINK_PLAN_OUTPUTS],
-        nvcc_inputs = [],
     )
 
     nvcc_args = in_params_file(ctx.actions.args())
     nvcc_args.add("-dlink")
     if lto:
         nvcc_args.add("-dlto")
-    nvcc_args.add("-ccbin", tc.cc_toolchain.compiler_executable)
+    nvcc_args.add("-ccbin", toolchains.cc_toolchain.compiler_executable)
     nvcc_args.add_all(host_flags, map_each = xcompiler)
     nvcc_args.add_all(["-gencode=arch={},code={}".format(_virtual_of(a), a) for a in archs])
     nvcc_args.add("-Xcompiler=-fPIC")
     nvcc_args.add_all(dlinkopts)
     nvcc_args.add(DEVICE_LINK_PLACEHOLDER)
-    nvcc_args.add("-o", files["obj"])
-    plan_action(ctx.actions, tc, unit, "device_link", [nvcc_args])
+    nvcc_args.add("-o", files[KEYS.obj])
+    plan_action(ctx.actions, toolchains, unit, "device_link", [nvcc_args])
     run_stages(ctx.actions, unit)
     return struct(
-        obj = files["obj"],
-        cubins = [files["cubin/" + a] for a in archs],
-        fatbin = files["fatbin"],
-        reg_cs = [files["reg_c/" + a] for a in archs],
+        obj = files[KEYS.obj],
+        cubins = [files[instance_key(KEYS.cubin, {"arch": a})] for a in archs],
+        fatbin = files[KEYS.fatbin],
+        reg_cs = [files[instance_key(KEYS.reg_c, {"arch": a})] for a in archs],
         objects = objects,
-        plan_files = scripts.values() + [d.layout] + [files[o.key] for o in LINK_PLAN_OUTPUTS],
+        plan_files = unit.plan_outputs + [unit.layout],
     )
 
 # The owner of a device link's linker input: the target's label with this suffix.
@@ -195,7 +191,7 @@ _OWNER_SUFFIX = ".rules_cuda_stages_device_link"
 def _is_device_link(linker_input):
     return linker_input.owner.name.endswith(_OWNER_SUFFIX)
 
-def linking_context_with_device_link(ctx, tc, own, dlink_obj, deps):
+def linking_context_with_device_link(ctx, toolchains, own, dlink_obj, deps):
     """A linking context: `own`, then the device link's object, then `deps`' linker inputs.
 
     With objects of its own (a cuda_library(rdc = True)), the device link is an
@@ -211,7 +207,7 @@ def linking_context_with_device_link(ctx, tc, own, dlink_obj, deps):
 
     Args:
       ctx: the rule context.
-      tc: the toolchains (target.bzl's toolchains(), or a target context): the C++ toolchain and the
+      toolchains: the toolchains (target.bzl's toolchains(), or a target context): the C++ toolchain and the
         target's feature configuration.
       own: LinkingContext of the target's own objects, or None.
       dlink_obj: File, the device link's object.
@@ -225,8 +221,8 @@ def linking_context_with_device_link(ctx, tc, own, dlink_obj, deps):
     dlink_context, _ = cc_common.create_linking_context_from_compilation_outputs(
         actions = ctx.actions,
         name = "_cuda_dlink/{}/{}".format(ctx.label.name, ctx.label.name),
-        feature_configuration = tc.feature_configuration,
-        cc_toolchain = tc.cc_toolchain,
+        feature_configuration = toolchains.feature_configuration,
+        cc_toolchain = toolchains.cc_toolchain,
         compilation_outputs = cc_common.create_compilation_outputs(objects = depset([dlink_obj]), pic_objects = depset([dlink_obj])),
         alwayslink = not on_demand,
         disallow_dynamic_library = True,

@@ -65,12 +65,12 @@ def language_flags(src):
 def _execroot_relative(path):
     return path or "."
 
-def nvcc_common_args(ctx, t, rdc):
+def nvcc_common_args(ctx, target, rdc):
     """nvcc's options for every .cu file of a target (not the source and output).
 
     Args:
       ctx: the rule context (its label's repository root is an include directory, as for cc rules).
-      t: the target context (target.bzl): the C++ toolchain (its compiler is nvcc's host
+      target: the target context (target.bzl): the C++ toolchain (its compiler is nvcc's host
         compiler), the archs, the compilation context (t.comp.cctx) and the options.
       rdc: whether to compile relocatable device code (-rdc=true).
 
@@ -80,9 +80,9 @@ def nvcc_common_args(ctx, t, rdc):
     actions = ctx.actions
     label = ctx.label
     bin_dir = ctx.bin_dir
-    cc_toolchain = t.cc_toolchain
-    cctx = t.comp.cctx
-    options = t.options
+    cc_toolchain = target.cc_toolchain
+    cctx = target.comp.cctx
+    options = target.options
     args = actions.args()
     args.add("-ccbin", cc_toolchain.compiler_executable)
 
@@ -93,7 +93,7 @@ def nvcc_common_args(ctx, t, rdc):
     if toolchain.std:
         args.add("-std=" + toolchain.std)
     args.add_all(toolchain.host, map_each = xcompiler)
-    args.add_all(gencode_flags(t.archs))
+    args.add_all(gencode_flags(target.archs))
     if rdc:
         args.add("-rdc=true")
     args.add("-Xcompiler=-fPIC")

@@ -1,12 +1,13 @@
 """One CUDA source compiled in stages: every file of the stage table declared, its layout, CudaPlan, then one action per stage instance."""
 
-load("//cuda_rules/private:actions/index.bzl", "run_stages")
 load("//cuda_rules/private:actions/plan.bzl", "in_params_file", "plan_action")
+load("//cuda_rules/private:actions/stage.bzl", "run_stages")
 load("//cuda_rules/private:compile/clang.bzl", "clang_source_args")
 load("//cuda_rules/private:compile/nvcc_args.bzl", "canonical", "language_flags")
 load("//cuda_rules/private:labels.bzl", "display_label")
-load("//cuda_rules/private:layout.bzl", "declare_compile_files", "layout_object", "paths", "stub_arch")
-load("//cuda_rules/private:stages.bzl", "ARCH_KEYS", "CLANG_TABLE", "COMPILE_LAYOUT_KEYS", "COMPILE_TABLE", "DEVICE_OBJECT_SCRIPT")
+load("//cuda_rules/private:stage_graph.bzl", "instance_key", "registration_arch", "unit_graph")
+load("//cuda_rules/private:stages.bzl", "ARCH_KEYS", "CLANG_TABLE", "COMPILE_LAYOUT_KEYS", "COMPILE_TABLE", "DEVICE_OBJECT_SCRIPT", "KEYS")
+load("//cuda_rules/private:unit.bzl", "declare_unit", "layout_object", "paths", "source_unit")
 
 visibility(["//cuda_rules/..."])
 
@@ -52,98 +53,99 @@ def link_marker(label, src):
 def _mangle(text):
     return "".join([c if c.isalnum() else "_" for c in text.elems()]).strip("_")
 
-def compile_source_in_stages(ctx, t, c, src):
-    """Declares and registers every stage of one CUDA source: CudaPlan, then each stage of the table.
+def compile_source_in_stages(ctx, target, cu_compile, src):
+    """Declares and registers every stage of one CUDA source: CudaPlan, then each stage instance of the table.
 
     Args:
       ctx: the rule context.
-      t: the target context (target.bzl's target_context).
-      c: the compile of the target's sources (target.bzl's compile_cu): rdc, variant, nvcc_args
-        (nvcc's options for the target, in a params file), nvcc_inputs (an nvcc options file).
+      target: the target context (target.bzl's target_context).
+      cu_compile: the compile of the target's sources (target.bzl's compile_cu): rdc, variant,
+        nvcc_args (nvcc's options for the target, in a params file), nvcc_inputs (an nvcc options file).
       src: File, the CUDA source (.cu, or C++ compiled with -x cu).
 
     Returns:
       struct(obj, device_link_inputs, ltoir, ptx, cubins, fatbin, stub, plan_files, image): image is
       CudaInfo.images' entry for the source.
     """
-    archs = t.archs
+    virtuals = target.archs.virtuals
     stem = src.basename.rpartition(".")[0]
-    clang = t.compiler == "clang"
+    clang = target.compiler == "clang"
     table = CLANG_TABLE if clang else COMPILE_TABLE
-    d = declare_compile_files(ctx.actions, table = table, base = source_base(ctx, src, c.variant), stem = stem, archs = archs, rdc = c.rdc)
-    files = d.files
-    scripts = d.scripts
-    ctx.actions.write(d.layout, json.encode_indent(layout_object(COMPILE_LAYOUT_KEYS, {
+    rdc = cu_compile.rdc
+    graph = unit_graph(table, virtuals, [], stem, "", registration_arch(virtuals, target.pinned_arch_list), rdc)
+    declared = declare_unit(ctx.actions, source_base(ctx, src, cu_compile.variant), graph)
+    ctx.actions.write(declared.layout, json.encode_indent(layout_object(COMPILE_LAYOUT_KEYS, {
         "label": str(ctx.label),
         "display_label": display_label(ctx.label),
         "src": canonical(src.path),
         "src_short_path": src.short_path,
         "stem": stem,
-        "directory": d.directory,
-        "toolkit_root": canonical(t.cuda.toolkit_root),
-        "archs": [layout_object(ARCH_KEYS, {"lto": v.lto, "ptx": v.ptx, "reals": v.reals, "virtual": v.virtual}) for v in archs.virtuals],
-        "rdc": c.rdc,
-        "link_marker": link_marker(ctx.label, src) if c.rdc else "",
-        "pinned_arch_list": t.pinned_list,
-        "user_options": t.options.copts,
+        "directory": declared.directory,
+        "toolkit_root": canonical(target.cuda.toolkit_root),
+        "archs": [layout_object(ARCH_KEYS, {"lto": v.lto, "ptx": v.ptx, "reals": v.reals, "virtual": v.virtual}) for v in virtuals],
+        "rdc": rdc,
+        "link_marker": link_marker(ctx.label, src) if rdc else "",
+        "pinned_arch_list": target.pinned_arch_list,
+        "user_options": target.options.copts,
         # clang's driver takes the C++ toolchain's flags itself (compile/clang.bzl): none to sort.
-        "host_toolchain_flags": [] if clang else t.options.toolchain_flags.host,
-        "device_toolchain_flags": [] if clang else t.options.toolchain_flags.device,
-        "files": paths(files),
-        "scripts": paths(scripts),
+        "host_toolchain_flags": [] if clang else target.options.toolchain_flags.host,
+        "device_toolchain_flags": [] if clang else target.options.toolchain_flags.device,
+        "files": paths(declared.files),
+        "scripts": paths(declared.scripts),
         "table": table.name,
     })))
-    unit = struct(
+    unit = source_unit(
         table = table,
-        cuda = t.cuda,
-        cc_files = t.cc_files,
+        graph = graph,
+        declared = declared,
+        cuda = target.cuda,
+        cc_files = target.cc_files,
+        nvcc_inputs = cu_compile.nvcc_inputs,
         src = src,
-        headers = t.comp.headers,
-        archs = archs,
-        link_archs = [],
-        stub_arch = stub_arch(archs, t.pinned_list),
-        files = files,
-        scripts = scripts,
-        layout = d.layout,
-        plan_outputs = scripts.values() + [files[o.key] for o in table.plan_outputs],
-        nvcc_inputs = c.nvcc_inputs,
-        clang_embed = t.clang_embed,
-        rdc = c.rdc,
+        headers = target.comp.headers,
+        rdc = rdc,
+        splice_tool = target.clang_embed,
     )
+    obj = declared.files[KEYS.obj]
     if clang:
-        plan_action(ctx.actions, t, unit, "clang_compile", [c.nvcc_args, in_params_file(clang_source_args(ctx.actions, src, files["obj"]))])
-        run_stages(ctx.actions, unit)
-        return _compiled(ctx, d, src, archs, c.rdc, table, clang_main_file = src.path)
-
-    src_args = in_params_file(ctx.actions.args())
-    src_args.add_all(language_flags(src))
-    src_args.add("-c", src.path)
-    src_args.add("-o", files["obj"])
-    plan_action(ctx.actions, t, unit, "compile", [c.nvcc_args, src_args])
+        source_args = clang_source_args(ctx.actions, src, obj)
+    else:
+        source_args = ctx.actions.args()
+        source_args.add_all(language_flags(src))
+        source_args.add("-c", src.path)
+        source_args.add("-o", obj)
+    plan_action(ctx.actions, target, unit, "clang_compile" if clang else "compile", [cu_compile.nvcc_args, in_params_file(source_args)])
     run_stages(ctx.actions, unit)
-    return _compiled(ctx, d, src, archs, c.rdc, table)
+    return _compiled(ctx, unit, src, virtuals, src.path if clang else "")
 
-def _compiled(ctx, d, src, archs, rdc, table, clang_main_file = ""):
+def _compiled(ctx, unit, src, virtuals, clang_main_file):
     """What a source's stages made, as the target's providers list it.
 
     clang_main_file: for a clang-compiled source, its path as clang's host
     compile spells it, which alone names its relocatable module (clang_scripts.rdc_module_id).
     """
-    files = d.files
-    obj = files["obj"]
+    files = unit.files
+    obj = files[KEYS.obj]
+
+    def code(virtual):
+        return files[instance_key(KEYS.ptx, {"virtual": virtual})]
+
+    def cubin(virtual, real):
+        return files[instance_key(KEYS.cubin, {"real": real, "virtual": virtual})]
+
     device_link_inputs = []
-    if rdc:
+    if unit.rdc:
         # Per virtual arch: its cubins (elf), then its LTO IR (nvvm): nvlink reads them per real arch.
-        for v in archs.virtuals:
-            images = [struct(arch = r, kind = "elf", image = files["cubin/{}/{}".format(v.virtual, r)]) for r in v.reals]
+        for v in virtuals:
+            images = [struct(arch = r, code = "elf", image = cubin(v.virtual, r)) for r in v.reals]
             if v.lto:
-                images.append(struct(arch = "sm_" + v.virtual[len("compute_"):], kind = "nvvm", image = files["ptx/" + v.virtual]))
+                images.append(struct(arch = "sm_" + v.virtual[len("compute_"):], code = "nvvm", image = code(v.virtual)))
             device_link_inputs += [
                 struct(
                     arch = i.arch,
-                    kind = i.kind,
+                    code = i.code,
                     image = i.image,
-                    script = d.scripts[DEVICE_OBJECT_SCRIPT],
+                    script = unit.scripts[DEVICE_OBJECT_SCRIPT],
                     object = obj,
                     label = display_label(ctx.label),
                     src = src.short_path,
@@ -155,16 +157,16 @@ def _compiled(ctx, d, src, archs, rdc, table, clang_main_file = ""):
     return struct(
         obj = obj,
         device_link_inputs = device_link_inputs,
-        ltoir = [files["ptx/" + v.virtual] for v in archs.virtuals if v.lto],
-        ptx = [files["ptx/" + v.virtual] for v in archs.virtuals if not v.lto],
-        cubins = [files["cubin/{}/{}".format(v.virtual, r)] for v in archs.virtuals for r in v.reals],
-        fatbin = files["fatbin"],
-        stub = files.get("stub"),  # none in clang's table
-        plan_files = d.scripts.values() + [d.layout] + [files[o.key] for o in table.plan_outputs],
+        ltoir = [code(v.virtual) for v in virtuals if v.lto],
+        ptx = [code(v.virtual) for v in virtuals if not v.lto],
+        cubins = [cubin(v.virtual, r) for v in virtuals for r in v.reals],
+        fatbin = files[KEYS.fatbin],
+        stub = files.get(KEYS.stub),  # none in clang's table
+        plan_files = unit.plan_outputs + [unit.layout],
         image = struct(
             src = src,
-            fatbin = files["fatbin"],
-            ptx = {v.virtual: files["ptx/" + v.virtual] for v in archs.virtuals},
-            cubins = {r: files["cubin/{}/{}".format(v.virtual, r)] for v in archs.virtuals for r in v.reals},
+            fatbin = files[KEYS.fatbin],
+            ptx = {v.virtual: code(v.virtual) for v in virtuals},
+            cubins = {r: cubin(v.virtual, r) for v in virtuals for r in v.reals},
         ),
     )

@@ -320,7 +320,7 @@ def target_context(ctx):
       ctx: the rule context of a rule with compile_attrs(), the CUDA and C++ toolchains.
 
     Returns:
-      struct: the fields of toolchains(), and archs (the parsed archs), pinned_list (the
+      struct: the fields of toolchains(), and archs (the parsed archs), pinned_arch_list (the
       __CUDA_ARCH_LIST__ every stage gets, "" for nvcc's own: always for staged = False), staged,
       options (target_options()), srcs (split_srcs()), comp (compilation()), deps (deps and
       implementation_deps).
@@ -328,7 +328,7 @@ def target_context(ctx):
     compiler = check_compiler(ctx)
     fields = toolchains(ctx)
     cuda = fields["cuda"]
-    archs, pinned_list = resolve_archs(ctx)
+    archs, pinned_arch_list = resolve_archs(ctx)
     staged = is_staged(ctx)
     srcs = split_srcs(ctx)
     if srcs.cu:
@@ -338,7 +338,7 @@ def target_context(ctx):
     attrs = expanded_attributes(ctx, fields["cc_toolchain"], fields["feature_configuration"])
     if compiler == "clang":
         # clang defines no __CUDA_ARCH_LIST__: no stage depends on the other archs.
-        pinned_list = ""
+        pinned_arch_list = ""
         options = clang_options(ctx, toolchain_compile_flags(ctx, fields["cc_toolchain"], fields["feature_configuration"]), attrs)
     else:
         options = target_options(ctx, staged, fields["cc_toolchain"], fields["feature_configuration"], attrs, cuda.version)
@@ -347,7 +347,7 @@ def target_context(ctx):
         compiler = compiler,
         # One nvcc action cannot be given another list: nvcc's own (mixing
         # lists is safe, docs/cuda_library.md "CCCL").
-        pinned_list = pinned_list if staged else "",
+        pinned_arch_list = pinned_arch_list if staged else "",
         staged = staged,
         options = options,
         srcs = srcs,
@@ -356,12 +356,12 @@ def target_context(ctx):
         **fields
     )
 
-def compile_cu(ctx, t, rdc, variant):
+def compile_cu(ctx, target, rdc, variant):
     """Compiles every CUDA source of the target (.cu and C++ files), in stages or with one nvcc action each.
 
     Args:
       ctx: the rule context.
-      t: the target context (target_context).
+      target: the target context (target_context).
       rdc: whether the device code is relocatable.
       variant: the outputs' top directory ("_cuda", "_cuda_rdc").
 
@@ -369,28 +369,28 @@ def compile_cu(ctx, t, rdc, variant):
       struct(objects, device_link_inputs, ltoir, ptx, cubins, fatbins, stubs, plan_files, images): lists
       (images: CudaInfo.images).
     """
-    cu_srcs = t.srcs.cu
+    cu_srcs = target.srcs.cu
     out = struct(objects = [], device_link_inputs = [], ltoir = [], ptx = [], cubins = [], fatbins = [], stubs = [], plan_files = [], images = [])
     if not cu_srcs:
         return out
-    if t.compiler == "clang":
-        nvcc_args = clang_common_args(ctx, t, rdc)
+    if target.compiler == "clang":
+        nvcc_args = clang_common_args(ctx, target, rdc)
     else:
-        nvcc_args = nvcc_common_args(ctx, t, rdc)
-    if t.staged:
+        nvcc_args = nvcc_common_args(ctx, target, rdc)
+    if target.staged:
         # Only CudaPlan actions read them (source_in_stages.bzl).
         in_params_file(nvcc_args)
-    c = struct(
+    cu_compile = struct(
         rdc = rdc,
         variant = variant,
         nvcc_args = nvcc_args,
-        nvcc_inputs = [t.options.optf] if t.options.optf else [],
+        nvcc_inputs = [target.options.optf] if target.options.optf else [],
     )
     check_output_directories(ctx, cu_srcs)
     for src in cu_srcs:
         check_source_path(ctx.label, src)
-        if t.staged:
-            r = compile_source_in_stages(ctx, t, c, src)
+        if target.staged:
+            r = compile_source_in_stages(ctx, target, cu_compile, src)
             out.objects.append(r.obj)
             out.device_link_inputs.extend(r.device_link_inputs)
             out.ltoir.extend(r.ltoir)
@@ -402,21 +402,21 @@ def compile_cu(ctx, t, rdc, variant):
             out.plan_files.extend(r.plan_files)
             out.images.append(r.image)
         else:
-            obj = compile_source_in_one_action(ctx, t, c, src)
+            obj = compile_source_in_one_action(ctx, target, cu_compile, src)
             out.objects.append(obj)
             if rdc:
                 # nvlink takes each arch's code out of the object's fatbinary.
                 out.device_link_inputs.extend([
-                    struct(arch = a, kind = "object", image = obj, script = None, object = obj, label = display_label(ctx.label), src = src.short_path, marker = "", clang_main_file = "")
-                    for a in device_link_archs(t.archs)
+                    struct(arch = a, code = "object", image = obj, script = None, object = obj, label = display_label(ctx.label), src = src.short_path, marker = "", clang_main_file = "")
+                    for a in device_link_archs(target.archs)
                 ])
     return out
 
-def cuda_info(t, compiled, objects, rdc, device_link_inputs):
+def cuda_info(target, compiled, objects, rdc, device_link_inputs):
     """The target's CudaInfo (cuda_library's, and cuda_objects' for its relocatable variant).
 
     Args:
-      t: the target context.
+      target: the target context.
       compiled: compile_cu()'s result.
       objects: depset of File, every object the target provides.
       rdc: whether its device code is relocatable.
@@ -430,8 +430,8 @@ def cuda_info(t, compiled, objects, rdc, device_link_inputs):
         ptx = depset(compiled.ptx),
         cubins = depset(compiled.cubins),
         fatbins = depset(compiled.fatbins),
-        archs = t.archs,
-        pinned_arch_list = t.pinned_list,
+        archs = target.archs,
+        pinned_arch_list = target.pinned_arch_list,
         rdc = rdc,
         device_link_inputs = device_link_inputs,
         images = compiled.images,
@@ -463,13 +463,13 @@ _PRINTABLE_ASCII = " !\"#$%&'()*+,-./0123456789:;<=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ
 
 def _describe_characters(path):
     """The characters of `path` no staged compile can carry, as words for a message ("" if none)."""
-    bad = [c for c in _NVCC_PATH_CHARACTERS if c in path]
-    words = ["newline" if c == "\n" else c for c in bad]
+    bad = [char for char in _NVCC_PATH_CHARACTERS if char in path]
+    words = ["newline" if char == "\n" else char for char in bad]
 
     # Anything outside printable ASCII: control characters, and every byte of
     # a UTF-8 name (Bazel's strings hold a file name's bytes one per
     # character), which reaches the plan's layout as other characters.
-    if [c for c in path.elems() if c not in _PRINTABLE_ASCII and c != "\n"]:
+    if [char for char in path.elems() if char not in _PRINTABLE_ASCII and char != "\n"]:
         words.append("characters outside printable ASCII")
     return " ".join(words)
 
@@ -499,23 +499,23 @@ def check_lto(ctx, archs, rdc):
             ", ".join(["lto_" + v[len("compute_"):] for v in lto]),
         ))
 
-def compile_cc(ctx, t):
+def compile_cc(ctx, target):
     """The C files in srcs, compiled by the C++ toolchain (and the compilation context for dependents).
 
     Args:
       ctx: the rule context.
-      t: the target context.
+      target: the target context.
 
     Returns:
       (CompilationContext for dependents, CompilationOutputs).
     """
-    comp = t.comp
-    srcs = t.srcs
+    comp = target.comp
+    srcs = target.srcs
     context, outputs = cc_common.compile(
         name = ctx.label.name,
         actions = ctx.actions,
-        feature_configuration = t.feature_configuration,
-        cc_toolchain = t.cc_toolchain,
+        feature_configuration = target.feature_configuration,
+        cc_toolchain = target.cc_toolchain,
         srcs = srcs.cc,
         public_hdrs = ctx.files.hdrs,
         # The C++ rules reject header extensions they do not know (.cuh).

@@ -3,7 +3,7 @@
 load("@rules_cc//cc:find_cc_toolchain.bzl", "use_cc_toolchain")
 load("@rules_cc//cc/common:cc_common.bzl", "cc_common")
 load("@rules_cc//cc/common:cc_info.bzl", "CcInfo")
-load("//cuda_rules/private:actions/index.bzl", "stage_exec_groups")
+load("//cuda_rules/private:actions/stage.bzl", "stage_exec_groups")
 load(
     "//cuda_rules/private:compile/device_link.bzl",
     "collect_device_link_inputs",
@@ -20,7 +20,7 @@ load("//cuda_rules/private:toolchain.bzl", "CUDA_TOOLCHAINS")
 visibility(["//cuda_rules/...", "//tests/..."])
 
 def _cuda_device_link_impl(ctx):
-    tc = struct(**toolchains(ctx))
+    resolved = struct(**toolchains(ctx))
     deps_cc = [d[CcInfo] for d in ctx.attr.deps]
     runfiles = ctx.runfiles().merge_all([d[DefaultInfo].default_runfiles for d in ctx.attr.deps])
     below = collect_device_link_inputs(ctx.attr.deps)
@@ -28,15 +28,15 @@ def _cuda_device_link_impl(ctx):
     if not inputs:
         # Nothing relocatable below: the deps as they are.
         return [DefaultInfo(runfiles = runfiles), cc_common.merge_cc_infos(cc_infos = deps_cc)]
-    host_flags = classify_host_flags(toolchain_compile_flags(ctx, tc.cc_toolchain, tc.feature_configuration), nvcc_sets_std = False).host
-    dlink = device_link(ctx, tc, inputs, below.non_rdc.to_list(), ctx.attr.dlinkopts, host_flags)
-    cuda = tc.cuda
+    host_flags = classify_host_flags(toolchain_compile_flags(ctx, resolved.cc_toolchain, resolved.feature_configuration), nvcc_sets_std = False).host
+    dlink = device_link(ctx, resolved, inputs, below.non_rdc.to_list(), ctx.attr.dlinkopts, host_flags)
+    cuda = resolved.cuda
     runtime = [cuda.runtime] + ([cuda.cudadevrt] if cuda.cudadevrt else [])
     return [
         DefaultInfo(files = depset([dlink.obj]), runfiles = runfiles),
         CcInfo(
             compilation_context = cc_common.merge_cc_infos(cc_infos = deps_cc).compilation_context,
-            linking_context = linking_context_with_device_link(ctx, tc, own = None, dlink_obj = dlink.obj, deps = deps_cc + runtime),
+            linking_context = linking_context_with_device_link(ctx, resolved, own = None, dlink_obj = dlink.obj, deps = deps_cc + runtime),
         ),
         OutputGroupInfo(
             cubin = depset(dlink.cubins),

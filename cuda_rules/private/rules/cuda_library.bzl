@@ -3,7 +3,7 @@
 load("@rules_cc//cc:find_cc_toolchain.bzl", "use_cc_toolchain")
 load("@rules_cc//cc/common:cc_common.bzl", "cc_common")
 load("@rules_cc//cc/common:cc_info.bzl", "CcInfo")
-load("//cuda_rules/private:actions/index.bzl", "stage_exec_groups")
+load("//cuda_rules/private:actions/stage.bzl", "stage_exec_groups")
 load(
     "//cuda_rules/private:compile/device_link.bzl",
     "collect_device_link_inputs",
@@ -30,24 +30,24 @@ load("//cuda_rules/private:toolchain.bzl", "CUDA_TOOLCHAINS")
 visibility(["//cuda_rules/...", "//tests/..."])
 
 def _cuda_library_impl(ctx):
-    t = target_context(ctx)
+    target = target_context(ctx)
     linkopts = ctx.attr.linkopts + ctx.attr.host_linkopts
     check_link_options(ctx.label, linkopts)
     rdc = ctx.attr.rdc
-    check_lto(ctx, t.archs, rdc)
+    check_lto(ctx, target.archs, rdc)
 
-    own = compile_cu(ctx, t, rdc = rdc, variant = "_cuda")
+    own = compile_cu(ctx, target, rdc = rdc, variant = "_cuda")
 
     # cuda_objects below: their objects go into this library (their
     # relocatable ones, to be device-linked here, if this library is rdc).
-    objects_below = cuda_objects_of(ctx, t.deps, rdc)
-    cc_compilation_context, cc_outputs = compile_cc(ctx, t)
+    objects_below = cuda_objects_of(ctx, target.deps, rdc)
+    cc_compilation_context, cc_outputs = compile_cc(ctx, target)
     archived = depset(own.objects, transitive = [objects_below.objects])
     linking_context, linking_outputs = cc_common.create_linking_context_from_compilation_outputs(
         actions = ctx.actions,
         name = ctx.label.name,
-        feature_configuration = t.feature_configuration,
-        cc_toolchain = t.cc_toolchain,
+        feature_configuration = target.feature_configuration,
+        cc_toolchain = target.cc_toolchain,
         compilation_outputs = cc_common.merge_compilation_outputs(compilation_outputs = [
             cc_outputs,
             cc_common.create_compilation_outputs(objects = archived, pic_objects = archived),
@@ -68,23 +68,23 @@ def _cuda_library_impl(ctx):
     device_link_inputs = own.device_link_inputs + objects_below.device_link_inputs.to_list()
     dlink = None
     if rdc:
-        below = collect_device_link_inputs(t.deps)
+        below = collect_device_link_inputs(target.deps)
         closure = depset(device_link_inputs, transitive = [below.inputs]).to_list()
         if closure:
-            dlink = device_link(ctx, t, closure, below.non_rdc.to_list(), ctx.attr.dlinkopts, t.options.toolchain_flags.host)
+            dlink = device_link(ctx, target, closure, below.non_rdc.to_list(), ctx.attr.dlinkopts, target.options.toolchain_flags.host)
     if dlink:
-        runtime = [t.cuda.cudadevrt] if t.cuda.cudadevrt else []
+        runtime = [target.cuda.cudadevrt] if target.cuda.cudadevrt else []
         cc_info = CcInfo(
             compilation_context = cc_common.merge_cc_infos(
                 direct_cc_infos = [CcInfo(compilation_context = cc_compilation_context)],
-                cc_infos = t.comp.deps_cc,
+                cc_infos = target.comp.deps_cc,
             ).compilation_context,
-            linking_context = linking_context_with_device_link(ctx, t, own = linking_context, dlink_obj = dlink.obj, deps = t.comp.deps_cc + runtime),
+            linking_context = linking_context_with_device_link(ctx, target, own = linking_context, dlink_obj = dlink.obj, deps = target.comp.deps_cc + runtime),
         )
     else:
         cc_info = cc_common.merge_cc_infos(
             direct_cc_infos = [CcInfo(compilation_context = cc_compilation_context, linking_context = linking_context)],
-            cc_infos = t.comp.deps_cc,
+            cc_infos = target.comp.deps_cc,
         )
     library = linking_outputs.library_to_link
     default_files = []
@@ -96,11 +96,11 @@ def _cuda_library_impl(ctx):
             files = depset(default_files),
             runfiles = ctx.runfiles(files = ctx.files.data).merge_all([
                 d[DefaultInfo].default_runfiles
-                for d in t.deps + ctx.attr.data
+                for d in target.deps + ctx.attr.data
             ]),
         ),
         cc_info,
-        cuda_info(t, own, objects = all_objects, rdc = rdc, device_link_inputs = device_link_inputs),
+        cuda_info(target, own, objects = all_objects, rdc = rdc, device_link_inputs = device_link_inputs),
         OutputGroupInfo(
             ptx = depset(own.ptx),
             ltoir = depset(own.ltoir),

@@ -3,7 +3,7 @@
 load("@rules_cc//cc:find_cc_toolchain.bzl", "use_cc_toolchain")
 load("@rules_cc//cc/common:cc_common.bzl", "cc_common")
 load("@rules_cc//cc/common:cc_info.bzl", "CcInfo")
-load("//cuda_rules/private:actions/index.bzl", "stage_exec_groups")
+load("//cuda_rules/private:actions/stage.bzl", "stage_exec_groups")
 load(
     "//cuda_rules/private:compile/target.bzl",
     "compile_attrs",
@@ -21,25 +21,25 @@ load("//cuda_rules/private:toolchain.bzl", "CUDA_TOOLCHAINS")
 visibility(["//cuda_rules/...", "//tests/..."])
 
 def _cuda_objects_impl(ctx):
-    t = target_context(ctx)
+    target = target_context(ctx)
 
     # Both kinds of device code, declared: a cuda_library(rdc = True) over this
     # target links the relocatable objects, one without rdc the others. Bazel
     # runs only the compiles whose objects something uses.
     # LTO archs need relocatable device code: no whole-program variant then.
-    lto = [v for v in t.archs.virtuals if v.lto]
+    lto = [v for v in target.archs.virtuals if v.lto]
     variants = {}
     for rdc, variant in ((False, "_cuda"), (True, "_cuda_rdc")):
         if lto and not rdc:
             continue
-        variants[rdc] = compile_cu(ctx, t, rdc = rdc, variant = variant)
-    cc_compilation_context, cc_outputs = compile_cc(ctx, t)
+        variants[rdc] = compile_cu(ctx, target, rdc = rdc, variant = variant)
+    cc_compilation_context, cc_outputs = compile_cc(ctx, target)
     cc_objects = cc_outputs.pic_objects or cc_outputs.objects
     relocatable = variants[True]
-    below_rdc = cuda_objects_of(ctx, t.deps, True)
+    below_rdc = cuda_objects_of(ctx, target.deps, True)
     whole_objects = None
     if False in variants:
-        below_whole = cuda_objects_of(ctx, t.deps, False)
+        below_whole = cuda_objects_of(ctx, target.deps, False)
         whole_objects = depset(variants[False].objects + cc_objects, transitive = [below_whole.objects])
     relocatable_objects = depset(relocatable.objects + cc_objects)
     return [
@@ -49,7 +49,7 @@ def _cuda_objects_impl(ctx):
         # by the cuda_library that archives them, so no linking of its own.
         cc_common.merge_cc_infos(
             direct_cc_infos = [CcInfo(compilation_context = cc_compilation_context)],
-            cc_infos = t.comp.deps_cc,
+            cc_infos = target.comp.deps_cc,
         ),
         CudaObjectsInfo(
             whole = whole_objects,
@@ -58,7 +58,7 @@ def _cuda_objects_impl(ctx):
             device_link_inputs = depset(relocatable.device_link_inputs, transitive = [below_rdc.device_link_inputs]),
         ),
         # The relocatable variant; device links reach it through the library.
-        cuda_info(t, relocatable, objects = relocatable_objects, rdc = True, device_link_inputs = []),
+        cuda_info(target, relocatable, objects = relocatable_objects, rdc = True, device_link_inputs = []),
         OutputGroupInfo(
             objects = depset(variants[False].objects + cc_objects) if False in variants else depset(),
             rdc_objects = relocatable_objects,
