@@ -123,7 +123,7 @@ def device_link(ctx, toolchains, inputs, non_rdc, dlinkopts, host_flags):
     if cuda.nvlink == None:
         fail("{}: the CUDA toolkit has no bin/nvlink, which device linking needs. Fix: use a complete toolkit.".format(ctx.label))
 
-    graph = unit_graph(LINK_TABLE, [], archs, "", ctx.label.name, "", False)
+    graph = unit_graph(LINK_TABLE, link_archs = archs, name = ctx.label.name)
     declared = declare_unit(ctx.actions, "_cuda_dlink/{}/".format(ctx.label.name), graph)
     files = declared.files
     markers = sorted({i.marker: None for i in inputs if i.marker}.keys())

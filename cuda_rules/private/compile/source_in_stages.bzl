@@ -72,7 +72,7 @@ def compile_source_in_stages(ctx, target, cu_compile, src):
     clang = target.compiler == "clang"
     table = CLANG_TABLE if clang else COMPILE_TABLE
     rdc = cu_compile.rdc
-    graph = unit_graph(table, virtuals, [], stem, "", registration_arch(virtuals, target.pinned_arch_list), rdc)
+    graph = unit_graph(table, virtuals = virtuals, stem = stem, registration = registration_arch(virtuals, target.pinned_arch_list), device_object = rdc)
     declared = declare_unit(ctx.actions, source_base(ctx, src, cu_compile.variant), graph)
     ctx.actions.write(declared.layout, json.encode_indent(layout_object(COMPILE_LAYOUT_KEYS, {
         "label": str(ctx.label),
@@ -161,7 +161,7 @@ def _compiled(ctx, unit, src, virtuals, clang_main_file):
         ptx = [code(v.virtual) for v in virtuals if not v.lto],
         cubins = [cubin(v.virtual, r) for v in virtuals for r in v.reals],
         fatbin = files[KEYS.fatbin],
-        stub = files.get(KEYS.stub),  # none in clang's table
+        stub = files.get(KEYS.registration_stub),  # none in clang's table
         plan_files = unit.plan_outputs + [unit.layout],
         image = struct(
             src = src,

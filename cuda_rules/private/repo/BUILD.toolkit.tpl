@@ -2,7 +2,7 @@
 load("@rules_cc//cc:cc_import.bzl", "cc_import")
 load("@rules_cc//cc:cc_library.bzl", "cc_library")
 load("@rules_cuda_stages//cuda_rules:toolchain.bzl", "cuda_toolchain")
-load("@rules_cuda_stages//cuda_rules/private/repo:generated.bzl", "cuda_bool_setting", "cuda_link_stub", "cuda_missing_component")  # @unused
+load("@rules_cuda_stages//cuda_rules/private/repo:generated.bzl", "cuda_bool_setting", "driver_library_stub", "cuda_missing_component")  # @unused
 
 package(default_visibility = ["//visibility:public"])
 

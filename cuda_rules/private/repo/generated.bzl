@@ -22,7 +22,7 @@ cuda_missing_component = rule(
     attrs = {"message": attr.string(mandatory = True, doc = "Names the component, the toolkit and the fix.")},
 )
 
-def cuda_link_stub(name, header, soname, prefix, api_macro, **kwargs):
+def driver_library_stub(name, header, soname, prefix, api_macro, **kwargs):
     """A link-only stub of a library that the driver provides (libcuda.so.1, libnvidia-ml.so.1).
 
     The stub exports every function `header` declares (after its versioning
