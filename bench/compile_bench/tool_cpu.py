@@ -39,6 +39,10 @@ import tempfile
 
 import nvcc_runs  # beside this file: the corpus, its nvcc options, the timed run
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+from tools.nvcc_plan import stage_graph  # noqa: E402 - the runner's stage keys
+from tools.nvcc_plan import stages  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 BENCH = os.path.join(REPO, "bench", "corpus")
@@ -51,13 +55,13 @@ CORPUS = list(CORPUS_OPTIONS)
 def classify(tool, args):
     """The stage a logged tool run belongs to."""
     if tool == "cudafe++":
-        return "frontend"
+        return stages.FRONTEND.name
     if tool == "cicc":
         m = re.search(r"(?:-arch |--nv_arch |-arch=)(compute_\w+)", args)
-        return "cicc/" + (m.group(1) if m else "?")
+        return stage_graph.instance_key(stages.CICC.name, {"virtual": m.group(1) if m else "?"})
     if tool == "ptxas":
         m = re.search(r"-arch=(sm_\w+)", args)
-        return "ptxas/" + (m.group(1) if m else "?")
+        return stage_graph.instance_key(stages.PTXAS.name, {"real": m.group(1) if m else "?"})
     if tool in ("fatbinary", "nvlink"):
         return tool
     if tool in ("gcc", "g++"):
@@ -68,12 +72,12 @@ def classify(tool, args):
         m = re.search(r"-D__CUDA_ARCH__=(\d+)", args)
         if " -E " in " %s " % args or args.startswith("-E "):
             if m:
-                return "device_preprocess/compute_%s" % m.group(1)[:-1]
+                return stage_graph.instance_key(stages.DEVICE_PREPROCESS.name, {"virtual": "compute_%s" % m.group(1)[:-1]})
             if "__CUDA_ARCH_LIST__" in args:
-                return "host_preprocess"
+                return stages.HOST_PREPROCESS.name
             return "nvcc_host_compiler_probe"
         if " -c " in " %s " % args:
-            return "host_compile"
+            return stages.HOST_COMPILE.name
         return "gcc?"
     return tool + "?"
 
@@ -102,14 +106,15 @@ def nvcc_time_csv(path):
         if len(r) < 8:
             continue
         phase, arch, ms = r[1].strip(), r[4].strip(), float(r[6])
-        key = {"gcc (preprocessing 4)": "host_preprocess", "cudafe++": "frontend", "fatbinary": "fatbinary",
-               "gcc (compiling)": "host_compile", "nvcc (driver)": "nvcc_driver"}.get(phase)
+        key = {"gcc (preprocessing 4)": stages.HOST_PREPROCESS.name, "cudafe++": stages.FRONTEND.name,
+               "fatbinary": stages.FATBINARY.name, "gcc (compiling)": stages.HOST_COMPILE.name,
+               "nvcc (driver)": "nvcc_driver"}.get(phase)
         if phase == "gcc (preprocessing 1)":
-            key = "device_preprocess/" + arch
+            key = stage_graph.instance_key(stages.DEVICE_PREPROCESS.name, {"virtual": arch})
         elif phase == "cicc":
-            key = "cicc/" + arch
+            key = stage_graph.instance_key(stages.CICC.name, {"virtual": arch})
         elif phase == "ptxas":
-            key = "ptxas/" + arch
+            key = stage_graph.instance_key(stages.PTXAS.name, {"real": arch})
         if key:
             out[key] = out.get(key, 0) + ms / 1000
     return out
@@ -204,8 +209,7 @@ def report(path, config=None):
             for st, v in r["table"].items():
                 d[kind(st)] = d.get(kind(st), 0) + v["cpu"]
             rt.append(d)
-        kinds = ["plan", "nvcc_host_compiler_probe", "host_preprocess", "frontend", "registration_stub", "device_preprocess", "cicc", "ptxas",
-                 "fatbinary", "host_compile", "embed_fatbin"]
+        kinds = ["plan", "nvcc_host_compiler_probe"] + [s.name for s in stages.COMPILE_STAGES]
         per = {}
         for k in kinds:
             per[k] = (med([d.get(k, 0) for d in nk]), med([d.get(k, 0) for d in rk]), med([d.get(k, 0) for d in rt]))

@@ -134,7 +134,7 @@ def compare_relocatable(root, layout, staged_path, reference_path):
 
 
 def compare(root, layout_path):
-    layout = layout_lib.load(layout_path, "compile")
+    layout = layout_lib.load_compile(layout_path)
     if layout.table != stages.CLANG_TABLE.name:
         raise AssertionError("%s was not compiled by clang (table %s)" % (layout.display_label, layout.table))
     with open(_runfile(root, layout.nvcc_args_file)) as f:

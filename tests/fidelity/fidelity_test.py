@@ -185,12 +185,12 @@ def _compare_stub(root, layout, plan, execroot, our_id, nvcc_id):
     declaration of it: compile_scripts.fatbin_declaration). Both are replaced
     by one spelling before the byte comparison; nothing else is.
     """
-    ciccs = {c.arch: c for c in plan.by_kind("cicc")}
-    arch = layout.stub_arch
+    ciccs = {c.arch: c for c in plan.by_step(stages.STEP_CICC)}
+    arch = layout.registration_arch
     if arch not in ciccs:
         print("  registration stub %s: not compared (the reference compiles no %s)" % (arch, arch))
         return None
-    with open(_runfile(root, layout.files["stub"]), "rb") as f:
+    with open(_runfile(root, layout.files[stages.KEYS.registration_stub]), "rb") as f:
         ours = _swap(f.read(), our_id, nvcc_id)
     with open(os.path.join(execroot, dryrun.value_after(ciccs[arch].argv, "--stub_file_name")), "rb") as f:
         theirs = f.read()
@@ -204,7 +204,7 @@ def _compare_stub(root, layout, plan, execroot, our_id, nvcc_id):
 
 
 def compare(root, layout_path):
-    layout = layout_lib.load(layout_path, "compile")
+    layout = layout_lib.load_compile(layout_path)
     with open(_runfile(root, layout.nvcc_args_file)) as f:
         nvcc_args = json.load(f)
     with open(_runfile(root, layout.module_id_file)) as f:
@@ -217,12 +217,12 @@ def compare(root, layout_path):
         raise AssertionError("module ids differ in length: nvcc %r, ours %r" % (nvcc_id, our_id))
 
     pairs = []  # (what, staged file, reference file)
-    for cicc in plan.by_kind("cicc"):
-        pairs.append(("ptx " + cicc.arch, layout.files["ptx/" + cicc.arch], dryrun.value_after(cicc.argv, "-o")))
-    for ptxas in plan.by_kind("ptxas"):
+    for cicc in plan.by_step(stages.STEP_CICC):
+        pairs.append(("ptx " + cicc.arch, layout.files[stages.KEYS.ptx + "/" + cicc.arch], dryrun.value_after(cicc.argv, "-o")))
+    for ptxas in plan.by_step(stages.STEP_PTXAS):
         key = "%s/%s" % (ptxas.virtual_arch, ptxas.arch)
-        pairs.append(("cubin " + key, layout.files["cubin/" + key], ptxas.outputs[0]))
-    ptxas_by_output = {p.outputs[0]: p for p in plan.by_kind("ptxas")}
+        pairs.append(("cubin " + key, layout.files[stages.KEYS.cubin + "/" + key], ptxas.outputs[0]))
+    ptxas_by_output = {p.outputs[0]: p for p in plan.by_step(stages.STEP_PTXAS)}
     results = []
     stub = _compare_stub(root, layout, plan, execroot, our_id, nvcc_id)
     if stub:
@@ -285,7 +285,7 @@ def compare_device_link(root, layout_path):
     tests check against nvcc's); the device link reads each source's code
     for one arch. Both must link the same cubin.
     """
-    layout = layout_lib.load(layout_path, "link")
+    layout = layout_lib.load_link(layout_path)
     with open(_runfile(root, layout.nvcc_args_file)) as f:
         nvcc_args = json.load(f)
     args = [a for a in nvcc_args if a != stages.DEVICE_LINK_PLACEHOLDER]
@@ -304,10 +304,10 @@ def compare_device_link(root, layout_path):
         inputs=[_runfile(root, o) for o in layout.objects],
     )
     pairs = []
-    for nvlink in plan.by_kind("nvlink"):
-        pairs.append(("linked cubin " + nvlink.arch, layout.files["cubin/" + nvlink.arch], nvlink.outputs[0]))
+    for nvlink in plan.by_step(stages.STEP_NVLINK):
+        pairs.append(("linked cubin " + nvlink.arch, layout.files[stages.KEYS.cubin + "/" + nvlink.arch], nvlink.outputs[0]))
         reg = dryrun.value_after(nvlink.argv, "--register-link-binaries")
-    pairs.append(("registration list", layout.files["reg_c/" + layout.archs[-1]], reg))
+    pairs.append(("registration list", layout.files[stages.KEYS.reg_c + "/" + layout.archs[-1]], reg))
     results = []
     for what, staged, reference in pairs:
         with open(_runfile(root, staged), "rb") as f:

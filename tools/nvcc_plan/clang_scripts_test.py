@@ -32,7 +32,9 @@ def _read(name):
 
 def _layout(archs=_ARCHS, table="clang", stem="k", rdc=False):
     directory = "_cuda/%s/%s" % (stem, stem)
-    graph = stage_graph.unit_graph(stages.CLANG_TABLE, archs, [], stem, "", stage_graph.registration_arch(archs, ""), rdc)
+    graph = stage_graph.unit_graph(
+        stages.CLANG_TABLE, virtuals=archs, stem=stem, registration=stage_graph.registration_arch(archs, ""), device_object=rdc
+    )
     return layout_lib.CompileLayout(
         label="@@//pkg:" + stem,
         display_label="//pkg:" + stem,

@@ -83,7 +83,7 @@ def _fatbinary(unit, action):
 
 
 def _host_compile_argv(unit):
-    """The host compile as its script runs it: nvcc's, with the registration arch's __CUDA_ARCH__ (stub_commands)."""
+    """The host compile as its script runs it: nvcc's, with the registration arch's __CUDA_ARCH__ (registration_commands)."""
     return unit.command(_registration(unit)[3])
 
 
@@ -101,11 +101,11 @@ def _embed(unit, action):
 
 
 def _registration(unit):
-    """(arch, device preprocess, cicc, host compile, split of the cicc) of the registration stub (stub_commands)."""
+    """(arch, device preprocess, cicc, host compile, split of the cicc) of the registration stub (registration_commands)."""
     layout = unit.layout
     dpps = {a: unit.command_of(stages.DEVICE_PREPROCESS, {"virtual": a}) for a in layout.virtual_archs}
     ciccs = {a: unit.command_of(stages.CICC, {"virtual": a}) for a in layout.virtual_archs}
-    arch, dpp, cicc, host_compile = stub_commands(layout, dpps, ciccs, unit.only(stages.HOST_COMPILE))
+    arch, dpp, cicc, host_compile = registration_commands(layout, dpps, ciccs, unit.only(stages.HOST_COMPILE))
     cicc = unit.command(cicc)
     scripts_lib.set_value(cicc, "--orig_src_path_name", layout.src)
     split = None
@@ -126,7 +126,7 @@ def _registration_stub(unit, action):
         inst = {"virtual": layout.registration_arch}
         extra_dpp = device_toolchain_flags(layout, unit.command(unit.command_of(stages.DEVICE_PREPROCESS, inst)), layout.registration_arch)
     return {layout.scripts[action["script"]]: registration_stub_script(
-        layout, unit.exports, arch, device_toolchain_flags(layout, unit.command(dpp), arch), cicc, split, extra_dpp,
+        layout, unit.exports, arch, device_toolchain_flags(layout, unit.command(dpp), arch), cicc, split, extra_dpp=extra_dpp,
     )}
 
 
@@ -140,7 +140,7 @@ def _cicc(unit, action):
     if arch == layout.registration_arch:
         # Its input comes from the stub's action (stages.REGISTRATION_ARCH).
         _, _, stub_cicc, _, split = _registration(unit)
-        stub_input = layout.files[KEYS.stub_cicc_input]
+        stub_input = layout.files[KEYS.registration_cicc_input]
         if split:
             if argv != stub_cicc:
                 scripts_lib.fail(layout.display_label, "the stub's front end was split from another cicc command than %s's" % arch)
@@ -171,7 +171,7 @@ _PLAIN_VIRTUAL = re.compile(r"compute_([0-9]+)")
 FRONT_END_ONLY = ["--Xlgenfe", "--device-syntax-only"]
 
 
-def stub_commands(layout, dpps, ciccs, host_compile):
+def registration_commands(layout, dpps, ciccs, host_compile):
     """(arch, device preprocess, cicc, host compile) of nvcc's plan for the registration stub's arch.
 
     The arch is layout.registration_arch (stage_graph.registration_arch: the shipped set's last for
@@ -222,7 +222,7 @@ def _retarget(command, old, new):
     return dataclasses.replace(command, argv=argv)
 
 
-def registration_stub_script(layout, exports, arch, dpp, cicc, split, extra_dpp):
+def registration_stub_script(layout, exports, arch, dpp, cicc, split, *, extra_dpp=None):
     """CudaRegistrationStub: the stub arch's device preprocess and cicc front end: the stub and that arch's cicc input.
 
     `dpp` and `cicc` are the stub arch's commands, their files already named
@@ -230,20 +230,20 @@ def registration_stub_script(layout, exports, arch, dpp, cicc, split, extra_dpp)
     file the host compile includes; cicc's other front-end outputs and the
     preprocessed file to a temporary directory (none of their names reaches
     the stub or the IR). With `split` (cicc_split.split's two commands) the
-    front end writes the NVVM IR to the declared `stub_cicc_input`, which that
+    front end writes the NVVM IR to the declared `registration_cicc_input`, which that
     arch's CudaCicc compiles with libnvvm alone; without, the preprocessed
     source is that file and the front end runs syntax-only (CudaCicc runs the
     whole cicc). `extra_dpp`: where the stub is another arch's than the rules'
-    stub arch (stub_commands could not retarget), the rules' stub arch's
+    stub arch (registration_commands could not retarget), the rules' stub arch's
     preprocess, whose output that arch's CudaCicc reads.
     """
     files = layout.files
-    stub_input = files[KEYS.stub_cicc_input]
+    stub_input = files[KEYS.registration_cicc_input]
     ii = _TMP + "/stub_arch.cpp1.ii"
     local = {
         dryrun.value_after(dpp, "-o"): ii,
         dryrun.value_after(cicc, "-o"): _TMP + "/stub.ptx",
-        dryrun.value_after(cicc, "--stub_file_name"): files[KEYS.stub],
+        dryrun.value_after(cicc, "--stub_file_name"): files[KEYS.registration_stub],
     }
     dpp = _rename_args(dpp, local)
     lines = scripts_lib.preamble(

@@ -54,7 +54,7 @@ class StubCommandsTest(unittest.TestCase):
                     # nvcc's host compile for `other` alone defines __CUDA_ARCH__ as other's.
                     own_hc = lib._retarget(hc, "-D__CUDA_ARCH__=900", lib._arch_define(other))
                     self.assertIsNotNone(own_hc)
-                    arch, dpp, cicc, host = lib.stub_commands(
+                    arch, dpp, cicc, host = lib.registration_commands(
                         layout, {other: dpps[other]}, {other: ciccs[other]}, own_hc)
                     self.assertEqual(arch, "compute_90")
                     self.assertEqual(_without_files(dpp.argv), _without_files(dpps["compute_90"].argv))
@@ -68,7 +68,7 @@ class StubCommandsTest(unittest.TestCase):
         dpps = {c.arch: c for c in plan.by_step(stages.STEP_DEVICE_CPP)}
         ciccs = {c.arch: c for c in plan.by_step(stages.STEP_CICC)}
         hc = plan.by_step(stages.STEP_HOST_CC)[0]
-        arch, dpp, cicc, host = lib.stub_commands(_layout(sorted(ciccs), ""), dpps, ciccs, hc)
+        arch, dpp, cicc, host = lib.registration_commands(_layout(sorted(ciccs), ""), dpps, ciccs, hc)
         self.assertEqual(arch, sorted(ciccs)[-1])
         self.assertIs(cicc, ciccs[arch])
         self.assertIs(dpp, dpps[arch])
@@ -80,7 +80,7 @@ class StubCommandsTest(unittest.TestCase):
         d = plan.by_step(stages.STEP_DEVICE_CPP)[0]
         hc = plan.by_step(stages.STEP_HOST_CC)[0]
         layout = _layout(["compute_90a"], "900")
-        self.assertEqual(lib.stub_commands(layout, {"compute_90a": d}, {"compute_90a": c}, hc), ("compute_90a", d, c, hc))
+        self.assertEqual(lib.registration_commands(layout, {"compute_90a": d}, {"compute_90a": c}, hc), ("compute_90a", d, c, hc))
 
 
 class ScriptLinesTest(unittest.TestCase):

@@ -180,7 +180,7 @@ class CompileLayout:
     def graph(self):
         """The unit's graph (stage_graph.unit_graph): what the rules declared, as the table gives it."""
         return stage_graph.unit_graph(
-            self.stage_table, self.archs, [], self.stem, "", self.registration_arch, self.rdc
+            self.stage_table, virtuals=self.archs, stem=self.stem, registration=self.registration_arch, device_object=self.rdc
         )
 
     @property
@@ -194,13 +194,13 @@ class CompileLayout:
     @property
     def host_compile_iquote(self):
         """Where the host compile finds the stub and the fatbinary's declaration it #includes by bare name."""
-        dirs = [os.path.dirname(self.files[stages.KEYS.stub]), os.path.dirname(self.files[stages.KEYS.fatbin_decl])]
+        dirs = [os.path.dirname(self.files[stages.KEYS.registration_stub]), os.path.dirname(self.files[stages.KEYS.fatbin_decl])]
         return sorted(set(dirs), key=dirs.index)
 
     @property
-    def stub_name(self):
+    def registration_stub_name(self):
         """The name cudafe++ writes into the host code's #include of the stub."""
-        return os.path.basename(self.files[stages.KEYS.stub])
+        return os.path.basename(self.files[stages.KEYS.registration_stub])
 
     @property
     def fatbin_c_name(self):
@@ -351,7 +351,7 @@ class LinkLayout:
 
     def graph(self):
         """The link's graph (stage_graph.unit_graph): what the rules declared, as the table gives it."""
-        return stage_graph.unit_graph(stages.LINK_TABLE, [], self.archs, "", self.name, "", False)
+        return stage_graph.unit_graph(stages.LINK_TABLE, link_archs=self.archs, name=self.name)
 
     def validate(self, where="layout"):
         if not self.archs:

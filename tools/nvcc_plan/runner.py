@@ -207,7 +207,7 @@ def _archs_of(plan):
     return out
 
 
-def _compile_layout(plan, work_dir, names, toolkit_root, nvcc_args, pinned_arch_list, toolchain_flags=None):
+def _compile_layout(plan, work_dir, names, toolkit_root, nvcc_args, *, pinned_arch_list, toolchain_flags=None):
     """The layout cuda_library writes for this source, with files under `work_dir`.
 
     The names are the stage table's (stages.py), as the rules declare them, so
@@ -285,8 +285,8 @@ def prepare(nvcc, nvcc_args, *, cwd, work_dir, module_id_label=None, pinned_arch
         raise RunError("nvcc_plan --run: %s; %s" % (e, _PLAIN))
     check_plan(plan)
     names = _source_names(plan, cwd, module_id_label)
-    layout = _compile_layout(plan, work_dir, names, _toolkit_root(nvcc, plan, cwd), nvcc_args, pinned_arch_list,
-                             toolchain_flags)
+    layout = _compile_layout(plan, work_dir, names, _toolkit_root(nvcc, plan, cwd), nvcc_args,
+                             pinned_arch_list=pinned_arch_list, toolchain_flags=toolchain_flags)
     try:
         scripts = compile_scripts.for_source(plan, layout)
     except scripts_lib.PlanMismatch as e:

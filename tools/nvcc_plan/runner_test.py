@@ -371,7 +371,7 @@ class RunnerTest(unittest.TestCase):
             check(script)
         files = self.layout.files
         for key in sorted(files):
-            if key.startswith(("ptx/", "cubin/")) or key in ("stub", "fatbin", "obj"):
+            if key.startswith(("ptx/", "cubin/")) or key in ("registration_stub", "fatbin", "obj"):
                 check(files[key])
         # CudaPlan's 3 files and 11 scripts (none for compute_90's preprocess, which runs in the
         # registration stub's action), 2 PTX, 2 cubins, the registration stub, the fatbinary and the object.

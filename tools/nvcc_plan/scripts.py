@@ -101,7 +101,7 @@ class Unit:
     pinned_steps: set  # the steps whose command gets the layout's pinned __CUDA_ARCH_LIST__
 
     @classmethod
-    def of(cls, plan, layout, units, fix, exports=None, pinned_steps=(), compiler="nvcc"):
+    def of(cls, plan, layout, units, fix, *, exports=None, pinned_steps=(), compiler="nvcc"):
         """Checks the plan against the layout's table (match_steps) and names every file its stages write.
 
         Args:
@@ -159,7 +159,7 @@ class Unit:
         return {
             layout.scripts[action["script"]]: stage_script(
                 layout.label, layout.subject, stage.mnemonic, inst.get("real") or inst.get("virtual") or "",
-                self.exports, argv, stage.hints, post,
+                self.exports, argv, with_hints=stage.hints, post=post,
             )
         }
 
@@ -231,7 +231,7 @@ def preamble(comment, exports):
     return lines
 
 
-def stage_script(label, what, mnemonic, arch, exports, argv, with_hints=False, post=()):
+def stage_script(label, what, mnemonic, arch, exports, argv, *, with_hints=False, post=()):
     """One stage's script: `argv` run with `exports` set.
 
     with_hints adds the hints after a failure; `post`: shell lines run after the command succeeded.
