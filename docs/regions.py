@@ -1,6 +1,6 @@
 """Writes the Markdown files that repeat facts of the code, with their generated regions rendered from the code.
 
-  regions.py --out_dir=DIR README.md docs/cuda_library.md ...   # from the repository root (an execroot)
+  regions.py --out_dir=DIR README.md docs/cuda_library.md docs/internals.md ...   # from the repository root (an execroot)
 
 //docs:regions runs it; dev/BUILD.bazel checks the files in (`bazel run
 //dev:update` rewrites them, //dev:update_test fails when they are stale).
