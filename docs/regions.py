@@ -1,6 +1,6 @@
 """Writes the Markdown files that repeat facts of the code, with their generated regions rendered from the code.
 
-  regions.py --out_dir=DIR README.md docs/cuda_library.md ...   # from the repository root (an execroot)
+  regions.py --out_dir=DIR README.md docs/cuda_library.md docs/internals.md ...   # from the repository root (an execroot)
 
 //docs:regions runs it; dev/BUILD.bazel checks the files in (`bazel run
 //dev:update` rewrites them, //dev:update_test fails when they are stale).
@@ -47,6 +47,11 @@ def _starlark_string(root, path, name):
     return match.group(1)
 
 
+# clang has no virtual/real split: a "virtual arch" of its table is a GPU arch, its one real arch that arch's cubin.
+_CLANG_SCOPE = {stages.SOURCE: "source", stages.VIRTUAL: "GPU arch", stages.REAL: "GPU arch (its cubin)"}
+_PLACEHOLDERS = {"stem": "<stem>", "name": "<name>", "virtual": "compute_NN", "real": "sm_NN", "arch": "sm_NN"}
+
+
 def _stage_rows(table):
     rows = ["| mnemonic | per | what |", "| --- | --- | --- |"]
     if table is stages.COMPILE_STAGES:
@@ -56,6 +61,27 @@ def _stage_rows(table):
     for s in table:
         rows.append("| `%s` | %s | %s |" % (s.mnemonic, _SCOPE[s.scope], s.doc))
     return "\n" + "\n".join(rows) + "\n"
+
+
+def _clang_stage_rows():
+    """clang's table (stages.CLANG_STAGES), with the files each stage writes under the source's directory."""
+    rows = ["| mnemonic | per | writes | what |", "| --- | --- | --- | --- |"]
+    rows.append("| `%s` | source | the module id, the scripts | runs `clang -###` with the target's flags and `-cuid=<module id>`, and writes one script per stage |" % stages.PLAN_MNEMONIC)
+    for s in stages.CLANG_STAGES:
+        writes = ", ".join("`%s`" % o.pattern.format(**_PLACEHOLDERS) for o in s.outputs)
+        # A doc's "<host>" would be read as an HTML tag.
+        doc = s.doc.replace("<", "&lt;").replace(">", "&gt;")
+        rows.append("| `%s` | %s | %s | %s |" % (s.mnemonic, _CLANG_SCOPE[s.scope], writes, doc))
+    return "\n" + "\n".join(rows) + "\n"
+
+
+def _runner_stage_keys():
+    """The runner's names of the compile's stages (nvcc_plan --run --table's `stage` column), in table order."""
+    keys = ["`plan`"]
+    for s in stages.COMPILE_STAGES:
+        inst = {stages.VIRTUAL: {"virtual": "<compute_NN>"}, stages.REAL: {"virtual": "<compute_NN>", "real": "<sm_MM>"}}.get(s.scope, {})
+        keys.append("`%s`" % stages.instance_key(s.kind, inst))
+    return ", ".join(keys)
 
 
 def _table_versions(root, path):
@@ -68,6 +94,8 @@ def regions(root):
     return {
         "stage_table": _stage_rows(stages.COMPILE_STAGES),
         "link_stage_table": _stage_rows(stages.LINK_STAGES),
+        "clang_stage_table": _clang_stage_rows(),
+        "runner_stage_keys": _runner_stage_keys(),
         "default_toolkit": _starlark_string(root, "cuda_rules/private/extension.bzl", "DEFAULT_TOOLKIT"),
         "default_shipped_archs": _starlark_string(root, "cuda_rules/private/extension.bzl", "DEFAULT_SHIPPED_ARCHS"),
         "hermetic_versions": _table_versions(root, "cuda_rules/private/repo/cuda_versions.bzl"),
