@@ -22,7 +22,7 @@ if __package__ in (None, ""):  # run as a plain script: import from this checkou
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from tests.faults import fault_table  # noqa: E402
-from tools.nvcc_plan import stages  # noqa: E402
+from tools.nvcc_plan import stage_graph, stages  # noqa: E402
 
 
 _REGION = re.compile(r"(<!-- generated: ([a-z_]+) -->)(.*?)(<!-- end generated -->)", re.S)
@@ -80,7 +80,7 @@ def _runner_stage_keys():
     keys = ["`plan`"]
     for s in stages.COMPILE_STAGES:
         inst = {stages.VIRTUAL: {"virtual": "<compute_NN>"}, stages.REAL: {"virtual": "<compute_NN>", "real": "<sm_MM>"}}.get(s.scope, {})
-        keys.append("`%s`" % stages.instance_key(s.kind, inst))
+        keys.append("`%s`" % stage_graph.instance_key(s.name, inst))
     return ", ".join(keys)
 
 

@@ -136,7 +136,7 @@ def clang_tests(name):
 
     # The GPU tests built with clang as the CUDA compiler, so a build keeps
     # them building; the GPU machine runs them with
-    # --@rules_cuda_stages//cuda_rules:compiler=clang (docs/cuda_library.md, "clang").
+    # --@rules_cuda_stages//cuda_rules:compiler=clang (docs/cuda_library.md, "clang as the CUDA compiler").
     with_clang(
         name = "gpu_tests_clang",
         testonly = True,

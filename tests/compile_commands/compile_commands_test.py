@@ -29,7 +29,7 @@ from tests.e2e import checkout_lib
 from tests.e2e.checkout_lib import Checkout, offline_flags
 
 TARGETS = ["@rules_cuda_stages_examples//...", "//tests/cc_toolchain:kernel"]
-# clang as the CUDA compiler (docs/cuda_library.md, "clang"): the examples' CUDA sources.
+# clang as the CUDA compiler (docs/cuda_library.md, "clang as the CUDA compiler"): the examples' CUDA sources.
 CLANG_FLAGS = ["--//cuda_rules:compiler=clang", "--//tests/host_clang:clang", "--//cuda_rules:toolkit=12.4"]
 CLANG_TARGETS = ["@rules_cuda_stages_examples//..."]
 CLANG_CU_FILES = [

@@ -46,6 +46,7 @@ one_arch_with_archs_flag_test = analysistest.make(
 
 def _rules_cuda_form_test_impl(ctx):
     env = analysistest.begin(ctx)
+
     # A subset of the shipped set, without its last arch (compute_90: the registration stub's).
     check_staged_archs(env, virtuals = ["compute_80"], reals = ["compute_80/sm_80", "compute_80/sm_86"], registration_compiled = False)
     return analysistest.end(env)

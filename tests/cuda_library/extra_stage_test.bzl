@@ -6,13 +6,14 @@ preprocess, runs fatbinary (a toolkit file) and writes one file. A rule
 applies it to a source with the very functions cuda_library's sources go
 through (stage_graph.bzl's unit_graph, unit.bzl's declare_unit and
 source_unit, actions/stage.bzl's run_stages); the test checks that the
-action exists with the record's mnemonic, script, outputs and inputs, and that the table's other actions are unchanged. No file of the
+action exists with the record's mnemonic, script, outputs and inputs, and
+that the table's other actions are unchanged. No file of the
 rules knows the stage: the record is all there is of it.
 """
 
 load("@bazel_skylib//lib:unittest.bzl", "analysistest", "asserts")
 load("//cuda_rules:toolchain.bzl", "CUDA_TOOLCHAINS", "find_cuda_toolchain")
-load("//cuda_rules/private:actions/stage.bzl", "run_stages")  # buildifier: disable=bzl-visibility
+load("//cuda_rules/private:actions/stage.bzl", "run_stages", "stage_exec_groups")  # buildifier: disable=bzl-visibility
 load("//cuda_rules/private:stage_graph.bzl", "registration_arch", "unit_graph")  # buildifier: disable=bzl-visibility
 load("//cuda_rules/private:stages.bzl", "COMPILE_TABLE", "DEVICE_PREPROCESS", "KEYS", "SAME", "SOURCE")  # buildifier: disable=bzl-visibility
 load("//cuda_rules/private:unit.bzl", "declare_unit", "source_unit")  # buildifier: disable=bzl-visibility
@@ -73,6 +74,7 @@ staged_with_test_table = rule(
     implementation = _with_table_impl,
     doc = "A source compiled by the test table (analysed only).",
     attrs = {"src": attr.label(allow_single_file = True, mandatory = True)},
+    exec_groups = stage_exec_groups(TEST_TABLE),
     toolchains = CUDA_TOOLCHAINS,
 )
 

@@ -8,7 +8,8 @@
 2. CI -> developer reuse, with no flag but the developer's arch: checkout 1
    filled a --disk_cache with its build of the shipped set; checkout 2 runs
    `bazel clean` and builds sm_90 only against that cache. Bazel's execution
-   log shows every sm_90 CudaDevicePreprocess, CudaCicc and CudaPtxas and
+   log shows every sm_90 CudaCicc and CudaPtxas (compute_90 is the
+   registration arch: its device preprocess runs in CudaRegistrationStub) and
    every CudaHostPreprocess, CudaFrontend, CudaRegistrationStub and
    CudaHostCompile of all examples, the CUB one included, as a cache hit: a
    subset of the shipped set is compiled with the shipped set's

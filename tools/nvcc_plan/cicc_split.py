@@ -6,7 +6,7 @@ the device code), then libnvvm (libdevice linked in, optimization, PTX or LTO
 IR). `cicc -lgenfe ...` and `cicc -libnvvm ...` run each one alone. The
 registration stub's stage runs the front end of its arch and keeps the NVVM IR;
 that arch's CudaCicc runs libnvvm alone on it, so the front end of that arch
-runs once per build as in nvcc (docs/cuda_library.md, "The registration stub").
+runs once per build as in nvcc (docs/internals.md, "The registration stub").
 
 `split(argv, version, libdevice)` maps nvcc's cicc command to the two commands
 cicc builds internally for it (read from the running process of cicc 12.4.131,

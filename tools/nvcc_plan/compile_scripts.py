@@ -177,11 +177,11 @@ def registration_commands(layout, dpps, ciccs, host_compile):
     The arch is layout.registration_arch (stage_graph.registration_arch: the shipped set's last for
     a pinned build, else nvcc's last). nvcc's host compile defines
     __CUDA_ARCH__ as the arch whose stub it includes (its last): the host
-    compile returned defines the stub arch's. A build of a subset that does
-    not compile the stub arch has no commands for it in nvcc's plan: they are
+    compile returned defines the registration arch's. A build of a subset that does
+    not compile the registration arch has no commands for it in nvcc's plan: they are
     the commands of its last plain arch (compute_NN) with that arch's arch
     tokens (-D__CUDA_ARCH__=NN0 in the preprocess and the host compile, -arch
-    compute_NN in cicc) set to the stub arch's, as nvcc's plans of every arch
+    compute_NN in cicc) set to the registration arch's, as nvcc's plans of every arch
     differ in nothing else but file names (//tools/nvcc_plan:compile_scripts_test).
     Where that cannot be done (no plain arch compiled, or a token not found
     once) it is all nvcc's own: the last arch's stub and host compile.
@@ -223,9 +223,9 @@ def _retarget(command, old, new):
 
 
 def registration_stub_script(layout, exports, arch, dpp, cicc, split, *, extra_dpp=None):
-    """CudaRegistrationStub: the stub arch's device preprocess and cicc front end: the stub and that arch's cicc input.
+    """CudaRegistrationStub: the registration arch's device preprocess and cicc front end: the stub and that arch's cicc input.
 
-    `dpp` and `cicc` are the stub arch's commands, their files already named
+    `dpp` and `cicc` are the registration arch's commands, their files already named
     as the rules declared them for that arch. The stub goes to the declared
     file the host compile includes; cicc's other front-end outputs and the
     preprocessed file to a temporary directory (none of their names reaches
@@ -234,7 +234,7 @@ def registration_stub_script(layout, exports, arch, dpp, cicc, split, *, extra_d
     arch's CudaCicc compiles with libnvvm alone; without, the preprocessed
     source is that file and the front end runs syntax-only (CudaCicc runs the
     whole cicc). `extra_dpp`: where the stub is another arch's than the rules'
-    stub arch (registration_commands could not retarget), the rules' stub arch's
+    registration arch (registration_commands could not retarget), the rules' registration arch's
     preprocess, whose output that arch's CudaCicc reads.
     """
     files = layout.files
@@ -269,7 +269,7 @@ def cicc_script(layout, exports, arch, argv, link=None, check=None):
     """CudaCicc of one virtual arch: `argv` with cicc's other outputs in a temporary directory.
 
     `link`: (the declared file, its name in the temporary directory) for the
-    stub arch's input from CudaRegistrationStub (cicc chooses an input's kind
+    registration arch's input from CudaRegistrationStub (cicc chooses an input's kind
     by its extension: .bc for the NVVM IR, .ii for preprocessed source).
     `check`: the output that must exist afterwards (cicc -libnvvm, like
     -lgenfe, may exit 0 without it after an error).

@@ -1,6 +1,6 @@
 """compile_scripts' registration stub commands, on nvcc 13.0's and 13.5's recorded plans (testdata/).
 
-A build that does not compile the stub arch (a pinned subset: the shipped
+A build that does not compile the registration arch (a pinned subset: the shipped
 set's last, compute_90) gets that arch's device preprocess and cicc commands
 from another arch's: they must be nvcc's own commands for compute_90, but for
 file names (which the stub script replaces). Otherwise the stub, and the host

@@ -21,7 +21,7 @@ line), so Bazel can run CudaPlan as a persistent worker (JSON protocol):
 
 reads one WorkRequest per line on stdin and answers each with a WorkResponse
 on stdout, so Python starts once per worker instead of once per source
-(docs/cuda_library.md, "CudaPlan as a persistent worker"), and nvcc is asked
+(docs/internals.md, "What each action reads, and CudaPlan as a persistent worker"), and nvcc is asked
 once per set of flags instead of once per source (dryrun_cache.py). A request
 runs the same code as a one-shot call and writes the same files.
 """

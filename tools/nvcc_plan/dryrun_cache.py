@@ -12,7 +12,7 @@ temporary files nvcc names `tmpxft_<pid>_<n>-<k>_<stem>.<suffix>`. A dryrun
 costs ~9 ms (nvcc also runs the host compiler on a probe) and its parse ~4 ms,
 most of a CudaPlan request; so a persistent worker keeps the parsed plan of
 each set of flags and gives the next source of that set a copy with those
-names replaced (docs/cuda_library.md, "CudaPlan as a persistent worker").
+names replaced (docs/internals.md, "What each action reads, and CudaPlan as a persistent worker").
 
 The key is everything the plan can depend on but those names: nvcc's path,
 the working directory, every argument but the values of -c and -o (their

@@ -245,7 +245,7 @@ class RunnerTest(unittest.TestCase):
 
     def _check_object_against_nvcc(self, ours_path, ref_path, ours_id, theirs_id, file_names):
         """The source's object against nvcc's: the same code, data, symbols and relocations but for how the
-        fatbinary's wrapper is named (docs/cuda_library.md, "The host object").
+        fatbinary's wrapper is named (docs/internals.md, "The host object and the fatbinary").
 
         nvcc's object defines the wrapper as a static (`__fatDeviceText`) and refers
         to it by its section; ours is the host compile's object linked (ld -r)

@@ -4,7 +4,7 @@ load("//cuda_rules/private:actions/hooks.bzl", "HOOKS")
 load("//cuda_rules/private:stage_graph.bzl", "instance_arch")
 load("//cuda_rules/private:toolchain.bzl", "CUDA_TOOLCHAINS", "CUDA_TOOLCHAIN_TYPE")
 
-visibility(["//cuda_rules/..."])
+visibility(["//cuda_rules/...", "//tests/..."])
 
 def _toolkit_files(cuda, names):
     """The CUDA toolchain's files a stage names (CudaToolchainInfo fields): (Files, depsets)."""

@@ -14,7 +14,7 @@ load("//cuda_rules/private:labels.bzl", "display_label")
 
 visibility(["//cuda_rules/..."])
 
-# The clang x CUDA pairs these rules compile CUDA with, tested (docs/cuda_library.md, "clang"):
+# The clang x CUDA pairs these rules compile CUDA with, tested (docs/cuda_library.md, "clang as the CUDA compiler"):
 # clang major -> toolkit versions. clang 21 reads CUDA 12.9 and newer as 12.8 and
 # its fatbinary command and CUDA wrapper headers predate CUDA 13 (no
 # texture_fetch_functions.h, include/cccl): those need clang 22.

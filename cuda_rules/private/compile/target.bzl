@@ -346,7 +346,7 @@ def target_context(ctx):
         archs = archs,
         compiler = compiler,
         # One nvcc action cannot be given another list: nvcc's own (mixing
-        # lists is safe, docs/cuda_library.md "CCCL").
+        # lists is safe, docs/cuda_library.md, "Mixing lists in one binary").
         pinned_arch_list = pinned_arch_list if staged else "",
         staged = staged,
         options = options,
