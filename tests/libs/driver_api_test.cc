@@ -1,8 +1,14 @@
 // The driver API (cuda.h, linked against the link stub of libcuda.so.1) and
 // NVML (nvml.h, the stub of libnvidia-ml.so.1): the binary must load the
 // driver's real libraries at run time and see the same GPUs through both.
+// The functions whose declarations the stubs once missed are called too:
+// cuProfilerStart/Stop (cudaProfiler.h) and nvmlErrorString (declared
+// `const DECLDIR char*`): a stub without them fails this binary's link.
 #include <cuda.h>
+#include <cudaProfiler.h>
 #include <nvml.h>
+
+#include <cstring>
 
 #include <cstdio>
 #include <cstdlib>
@@ -37,6 +43,10 @@ int main() {
   CHECK(cuMemcpyDtoH(&word, p + 4096, sizeof(word)) == CUDA_SUCCESS);
   CHECK(word == 7u);
   CHECK(cuMemFree(p) == CUDA_SUCCESS);
+  CUresult started = cuProfilerStart();  // no profiler attached: success or CUDA_ERROR_PROFILER_DISABLED
+  CHECK(started == CUDA_SUCCESS || started == CUDA_ERROR_PROFILER_DISABLED);
+  CUresult stopped = cuProfilerStop();
+  CHECK(stopped == CUDA_SUCCESS || stopped == CUDA_ERROR_PROFILER_DISABLED);
   CHECK(nvmlInit() == NVML_SUCCESS);
   unsigned int nvml_count = 0;
   CHECK(nvmlDeviceGetCount(&nvml_count) == NVML_SUCCESS);
@@ -45,6 +55,8 @@ int main() {
   std::printf("driver API %d: %d device(s), device 0 %s with %zu MiB; NVML: %u device(s), driver %s\n", driver, count,
               name, bytes >> 20, nvml_count, nvml_driver);
   CHECK(nvml_count >= (unsigned)count);
+  const char* success = nvmlErrorString(NVML_SUCCESS);
+  CHECK(success != nullptr && std::strlen(success) > 0);
   CHECK(nvmlShutdown() == NVML_SUCCESS);
   std::printf("PASS\n");
   return 0;

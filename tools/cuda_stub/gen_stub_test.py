@@ -37,6 +37,12 @@ class GenStubTest(absltest.TestCase):
         header = "#define nvmlInit nvmlInit_v2\nnvmlReturn_t DECLDIR nvmlInit(void);\nnvmlReturn_t DECLDIR nvmlShutdown(void);\n"
         self.assertEqual(gen_stub.stub_symbols(header, "nvml", "DECLDIR"), ["nvmlInit", "nvmlInit_v2", "nvmlShutdown"])
 
+    def test_macro_inside_the_return_type(self):
+        # nvml.h: `const DECLDIR char* nvmlErrorString(...)`, the macro between
+        # the type's qualifier and the type (nvbench links it).
+        header = "const DECLDIR char* nvmlErrorString(nvmlReturn_t result);\nnvmlReturn_t DECLDIR\n  nvmlInit(void);\n"
+        self.assertEqual(gen_stub.stub_symbols(header, "nvml", "DECLDIR"), ["nvmlErrorString", "nvmlInit"])
+
 
 if __name__ == "__main__":
     absltest.main()

@@ -22,16 +22,16 @@ cuda_missing_component = rule(
     attrs = {"message": attr.string(mandatory = True, doc = "Names the component, the toolkit and the fix.")},
 )
 
-def driver_library_stub(name, header, soname, prefix, api_macro, **kwargs):
+def driver_library_stub(name, headers, soname, prefix, api_macro, **kwargs):
     """A link-only stub of a library that the driver provides (libcuda.so.1, libnvidia-ml.so.1).
 
-    The stub exports every function `header` declares (after its versioning
+    The stub exports every function the headers declare (after their versioning
     macros), so the linker records `soname` as needed; at run time the dynamic
     loader finds the driver's real library. It is never put in runfiles.
 
     Args:
       name: the cc_import target (system_provided) to depend on.
-      header: the header declaring the API (a file of this package).
+      headers: the headers declaring the library's functions (files of this package).
       soname: the real library's soname, e.g. "libcuda.so.1".
       prefix: the API's function prefix, e.g. "cu".
       api_macro: the calling-convention macro before each declared name, e.g. "CUDAAPI".
@@ -39,10 +39,11 @@ def driver_library_stub(name, header, soname, prefix, api_macro, **kwargs):
     """
     native.genrule(
         name = name + "_src",
-        srcs = [header],
+        srcs = headers,
         outs = ["_stubs/{}/stub.c".format(name)],
-        cmd = "$(execpath {tool}) --header=$< --prefix={prefix} --api_macro={macro} --out=$@".format(
+        cmd = "$(execpath {tool}) {headers} --prefix={prefix} --api_macro={macro} --out=$@".format(
             tool = Label("//tools/cuda_stub:gen_stub"),
+            headers = " ".join(["--header=$(execpath {})".format(h) for h in headers]),
             prefix = prefix,
             macro = api_macro,
         ),

@@ -180,19 +180,26 @@ def _find_static(rctx, lib_dirs, names):
 def _label(name):
     return "\":{}\"".format(name)
 
-def _stub_lines(target, header, soname, prefix, macro):
+def _stub_lines(target, headers, soname, prefix, macro):
     return """
-# A link-only stub of {soname}, made from {header}'s declarations: binaries
+# A link-only stub of {soname}, made from the declarations of {names}: binaries
 # record {soname} as needed and bind to the real library (the driver's) at run
 # time; the stub is never shipped in runfiles (system_provided).
 driver_library_stub(
     name = "{target}_stub",
-    header = "include/{header}",
+    headers = {headers},
     soname = "{soname}",
     prefix = "{prefix}",
     api_macro = "{macro}",
 )
-""".format(target = target, header = header, soname = soname, prefix = prefix, macro = macro)
+""".format(
+        target = target,
+        names = ", ".join(headers),
+        headers = repr(["include/" + h for h in headers]),
+        soname = soname,
+        prefix = prefix,
+        macro = macro,
+    )
 
 _STUB_PREFIX = {
     "cuda.h": ("cu", "CUDAAPI"),
@@ -286,8 +293,11 @@ cc_import(
 """.format(name = name, i = i, lib = lib))
             deps.append(_label("_{}_static_{}".format(name, i)))
         if stub:
+            # [the API's header, more headers declaring functions of the same library (used where
+            # the toolkit has them), the library's soname]
             prefix, macro = _STUB_PREFIX[stub[0]]
-            lines.append(_stub_lines(name, stub[0], stub[1], prefix, macro))
+            headers = [stub[0]] + [h for h in stub[1:-1] if rctx.path("include/" + h).exists]
+            lines.append(_stub_lines(name, headers, stub[-1], prefix, macro))
             deps.append(_label(name + "_stub"))
         deps.extend(["\"@cuda//:{}\"".format(d) for d in target.get("deps", [])])
         if target.get("runtime") == "yes":

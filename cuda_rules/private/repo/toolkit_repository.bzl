@@ -93,7 +93,8 @@ _TOOLKIT_SPEC = {
     "targets": {
         "cuda": {
             "doc": "the driver API: the toolkit's headers and a link stub of libcuda.so.1 (the driver's library is used at run time)",
-            "stub": ["cuda.h", "libcuda.so.1"],
+            # cudaProfiler.h declares the driver's cuProfilerStart/Stop (libcuda.so.1 has them).
+            "stub": ["cuda.h", "cudaProfiler.h", "libcuda.so.1"],
         },
         "cuda_runtime_shared": {
             "doc": "the CUDA runtime as a shared library, shipped in runfiles",
