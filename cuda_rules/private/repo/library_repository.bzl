@@ -240,16 +240,18 @@ def component_targets(rctx, component, spec, lib_dirs, where, strict, headers_de
         static, missing_static = _find_static(rctx, lib_dirs, target.get("static", []))
         missing = missing + missing_static
         stub = target.get("stub")
-        if stub and not rctx.path("include/" + stub[0]).exists:
-            missing.append("include/" + stub[0])
-        if missing:
-            message = ("rules_cuda_stages: @cuda//:{name} ({doc}) is not available in {where}: " +
-                       "no {missing} in {dirs}.").format(
+        missing_header = stub and not rctx.path("include/" + stub[0]).exists
+        if missing or missing_header:
+            what = []
+            if missing:
+                what.append("no {} in {}".format(", ".join([m + "*" if m.endswith(".so") else m for m in missing]), ", ".join(lib_dirs)))
+            if missing_header:
+                what.append("no include/" + stub[0])
+            message = "rules_cuda_stages: @cuda//:{name} ({doc}) is not available in {where}: {what}.".format(
                 name = name,
                 doc = spec["doc"],
                 where = where,
-                missing = ", ".join([m + "*" if m.endswith(".so") else m for m in missing]),
-                dirs = ", ".join(lib_dirs),
+                what = "; ".join(what),
             )
             if strict and target.get("optional") != "yes":
                 fail(message + " The versions table and the `" + component + "` entry of cuda_rules/private/repo/components.bzl disagree: " +
