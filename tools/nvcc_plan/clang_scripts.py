@@ -82,12 +82,12 @@ def _keyed_as_the_table(plan, layout):
         scripts_lib.fail(layout.display_label, "clang plans ptxas for %s, the rule declared %s" % (ptxases, gpus))
     cubins = {clang_dryrun.gpu_arch(a.virtual) for a in layout.archs if a.reals}
     commands = []
-    for c in plan.commands:
-        if c.step == stages.STEP_CLANG_DEVICE:
-            c = dataclasses.replace(c, arch="compute_" + c.arch[len("sm_") :])
-        elif c.step == stages.STEP_PTXAS and c.arch not in cubins:
+    for command in plan.commands:
+        if command.step == stages.STEP_CLANG_DEVICE:
+            command = dataclasses.replace(command, arch="compute_" + command.arch[len("sm_") :])
+        elif command.step == stages.STEP_PTXAS and command.arch not in cubins:
             continue  # the cubin of a PTX-only arch: not built
-        commands.append(c)
+        commands.append(command)
     return dataclasses.replace(plan, commands=commands)
 
 

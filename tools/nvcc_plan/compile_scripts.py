@@ -195,9 +195,9 @@ def registration_commands(layout, dpps, ciccs, host_compile):
         base = want if want in ciccs else plain[-1]
         dpp = _retarget(dpps[base], _arch_define(base), _arch_define(want))
         cicc = _retarget(ciccs[base], ("-arch", base), ("-arch", want))
-        hc = _retarget(host_compile, _arch_define(last), _arch_define(want))
-        if dpp and cicc and hc:
-            return want, dpp, cicc, hc
+        retargeted = _retarget(host_compile, _arch_define(last), _arch_define(want))
+        if dpp and cicc and retargeted:
+            return want, dpp, cicc, retargeted
     return last, dpps[last], ciccs[last], host_compile
 
 

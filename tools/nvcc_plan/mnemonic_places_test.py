@@ -20,6 +20,7 @@ measured data), test data.
 
 import os
 import re
+import tempfile
 import unittest
 
 from runfiles import runfiles
@@ -128,8 +129,6 @@ class MnemonicPlacesTest(unittest.TestCase):
 
     def test_the_scan_finds_such_a_use(self):
         pattern_check = {"files[\"obj\"]", "scripts[\"embed_fatbin\"]", "\"cubin/\" + arch", "instance_key(\"ptx\", inst)"}
-        import tempfile
-
         with tempfile.TemporaryDirectory() as d:
             for i, line in enumerate(sorted(pattern_check)):
                 with open(os.path.join(d, "f%d.py" % i), "w") as f:
