@@ -42,7 +42,7 @@ PTXAS = stages.PTXAS.mnemonic
 HOST = stages.CLANG_HOST_COMPILE.mnemonic
 EMBED = stages.CLANG_EMBED.mnemonic
 FATBINARY = stages.CLANG_FATBINARY.mnemonic
-NVLINK = stages.NVLINK.mnemonic
+DEVICE_LINK = stages.DEVICE_LINK.mnemonic
 
 
 def _spawns(log, target="reuse_kernel"):
@@ -113,10 +113,10 @@ class ClangTest(unittest.TestCase):
     def test_one_arch_build_reuses_ci_relocatable_code_and_device_link(self):
         spawns = _spawns(self.dev_log, "reuse_rdc")
         reused = [(s.mnemonic, _arch(s), os.path.basename(s.outputs[0]), s.cache_hit) for s in spawns
-                  if s.mnemonic in (DEVICE, PTXAS, HOST, NVLINK)]
+                  if s.mnemonic in (DEVICE, PTXAS, HOST, DEVICE_LINK)]
         self.assertEqual(
             sorted((m, a) for m, a, _, _ in reused),
-            sorted([(DEVICE, "compute_90"), (PTXAS, "sm_90"), (HOST, "-")] * 2 + [(NVLINK, "sm_90")]),
+            sorted([(DEVICE, "compute_90"), (PTXAS, "sm_90"), (HOST, "-")] * 2 + [(DEVICE_LINK, "sm_90")]),
         )
         self.assertTrue(all(hit for _, _, _, hit in reused), reused)
         print("\ndeveloper's sm_90 build, rdc: " + ", ".join(
