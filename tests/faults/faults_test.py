@@ -190,10 +190,12 @@ class FaultsTest(unittest.TestCase):
 
     @classmethod
     def _served(cls, name, checkout, archs, flags):
-        """`bazel clean`, then the set again from the cache with every output downloaded."""
-        checkout.bazel("clean")
-        result = cls._build(checkout, archs, *flags, "--remote_download_all")  # after --config=remote-cache's toplevel
-        cls.served.setdefault(name, []).append((archs, result))
+        """`bazel clean`, then the set again from the cache with every output downloaded (twice where the record says)."""
+        times = 2 if fault_table.BY_NAME[name].served_after == fault_table.ONCE_MORE else 1
+        for _ in range(times):
+            checkout.bazel("clean")
+            result = cls._build(checkout, archs, *flags, "--remote_download_all")  # after --config=remote-cache's toplevel
+            cls.served.setdefault(name, []).append((archs, result))
 
     @classmethod
     def _start_worker(cls, root, cas_from=None):
@@ -425,18 +427,29 @@ class FaultsTest(unittest.TestCase):
                 for got, want in zip(outputs, archs if isinstance(archs, list) else [archs]):
                     self.assertIn(CUBIN.format(a="90"), got, where)
                     self.assertEqual(differences(got, self.reference[want]), [], where + ": outputs vs the reference")
-        if fault.served_after:
-            served = self.served.get(name, [])
-            self.assertTrue(served, name + ": no build from the cache afterwards")
+        served = self.served.get(name, [])
+        self.assertTrue(served, name + ": no build from the cache afterwards")
+        if fault.served_after == fault_table.ONCE_MORE:
+            self.assertEqual(len(served), 2, name)
+            (archs_served, first), (_, second) = served
+            self._assert_served_right(first, archs_served, misses_allowed=True)
+            self._assert_served_right(second, archs_served)
+        else:
+            self.assertEqual(fault.served_after, fault_table.ALL_HITS, name)
             for archs_served, result in served:
                 self._assert_served_right(result, archs_served)
 
-    def _assert_served_right(self, result, archs):
-        """A clean build from the cache after a fault: all CUDA stages hits, all outputs the reference's."""
+    def _assert_served_right(self, result, archs, misses_allowed=False):
+        """A clean build from the cache after a fault: all CUDA stages hits (or no device stage ran), the reference's outputs."""
         self.assertEqual(result.code, 0, result.output[-3000:])
         cuda = [s for s in result.spawns if s.mnemonic.startswith("Cuda")]
         self.assertTrue(cuda)
-        self.assertEqual([(s.mnemonic, s.arch) for s in cuda if not s.cache_hit], [], "not from the cache")
+        ran = [(s.mnemonic, s.arch) for s in cuda if not s.cache_hit]
+        if misses_allowed:
+            print("  served after, first build: re-ran %s" % (ran or "nothing"))
+            self.assertEqual([r for r in ran if r[0] in ("CudaCicc", "CudaPtxas")], [], "device stages not from the cache")
+        else:
+            self.assertEqual(ran, [], "not from the cache")
         for arch in archs.split(","):
             if arch.startswith("sm_"):
                 self.assertIn(CUBIN.format(a=arch[3:]), result.outputs)
