@@ -51,6 +51,28 @@ def _fetch_failed(what, archive, urls, regenerate):
         fix = fix,
     ))
 
+def _decompressed(rctx, data):
+    """The data archive as a plain .tar when the host's xz(1) can decode it, else as it is.
+
+    Bazel decodes xz in Java, several times as slowly as xz(1): CUDA 12.4's
+    toolkit repository (its nvidia-cuda-dev holds 933 MB of xz, 2.6 GB of tar)
+    is fetched in 41 s on 2 cores instead of 97 s. Only the decoder differs:
+    the tar, and so every file, mode and link the repository gets, is the same.
+    """
+    if data.basename != "data.tar.xz":
+        return data
+    xz = rctx.which("xz")
+    if not xz:
+        return data
+
+    # xz -d writes data.tar next to it and removes data.tar.xz once decoded; on
+    # an error it leaves data.tar.xz, and Bazel's decoder reports the error.
+    result = rctx.execute([xz, "--decompress", "--threads=0", "--", str(data)], timeout = 1200)
+    plain = data.dirname.get_child("data.tar")
+    if result.return_code == 0 and plain.exists:
+        return plain
+    return data
+
 def _extract_deb(rctx, archive, urls, what, regenerate):
     """A Debian package: its data archive's members, each where `files` says (or a directory of it)."""
     scratch = "{}/{}".format(_DEB_SCRATCH, archive["filename"])
@@ -63,6 +85,7 @@ def _extract_deb(rctx, archive, urls, what, regenerate):
     data = [c for c in rctx.path(scratch).readdir() if c.basename.startswith("data.tar")]
     if len(data) != 1:
         fail("rules_cuda_stages: {}: {} holds no data archive".format(what, archive["filename"]))
+    data = [_decompressed(rctx, data[0])]
     files = archive.get("files")
     output = archive.get("output", "")
     if files:
