@@ -6,6 +6,12 @@
 A table of stage x arch: actions, cache hits (disk or remote), executed, the
 wall seconds executed, and (with --baseline, the log of the build that filled
 the cache) the seconds the hits saved.
+
+  bazel run //tools/cache_report -- /tmp/exec.log --inputs
+
+Per stage x arch instead: each action's declared input files and bytes (the
+median, the largest count, and the input roots with the most files: what a
+sandbox plants and an executor stages) and the outputs it wrote.
 """
 
 import os
@@ -21,6 +27,8 @@ flags.DEFINE_enum("format", "table", ["table", "csv", "json"], "Output format.")
 flags.DEFINE_string("baseline", None, "Execution log of the build that filled the cache.")
 flags.DEFINE_bool("all_mnemonics", False, "Also list non-CUDA actions.")
 flags.DEFINE_string("graph", None, "Print the stage DAG of this target (a label) as Graphviz dot, cache hits filled.")
+flags.DEFINE_bool("inputs", False, "Per stage and arch: the declared input files and bytes of each action (the median, "
+                  "and where they come from) and its outputs, instead of the reuse table.")
 
 
 def _path(p):
@@ -43,6 +51,10 @@ def main(argv):
         except cache_report_lib.LogError as e:
             print("cache_report: error: %s" % e, file=sys.stderr)
             return 1
+        return 0
+    if FLAGS.inputs:
+        rows = cache_report_lib.inputs_table(spawns, only_cuda=not FLAGS.all_mnemonics)
+        sys.stdout.write(cache_report_lib.format_inputs_table(rows, FLAGS.format))
         return 0
     rows = cache_report_lib.summarize(spawns, baseline, only_cuda=not FLAGS.all_mnemonics)
     sys.stdout.write(cache_report_lib.format_rows(rows, FLAGS.format))

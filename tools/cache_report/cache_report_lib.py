@@ -45,6 +45,9 @@ class Spawn:
     target: str
     digest: str = ""  # the action key (Bazel's digest of the spawn)
     inputs: list = dataclasses.field(default_factory=list)
+    input_bytes: int = 0  # the declared inputs' sizes summed (what a sandbox or an executor must materialise)
+    output_files: int = 0  # the outputs it produced (0 where the log does not say)
+    output_bytes: int = 0
     platform: dict = dataclasses.field(default_factory=dict)  # exec properties, e.g. {"Pool": "large"}
     queue_s: float = 0.0  # remote execution: time queued on the executor before a worker took it
     setup_s: float = 0.0  # remote execution: the worker staging the inputs before the command starts
@@ -152,6 +155,9 @@ def read_binary_log(path):
                 target=spawn.target_label,
                 digest=spawn.digest.hash,
                 inputs=[i.path for i in spawn.inputs],
+                input_bytes=sum(i.digest.size_bytes for i in spawn.inputs),
+                output_files=len(spawn.actual_outputs),
+                output_bytes=sum(o.digest.size_bytes for o in spawn.actual_outputs),
                 platform={p.name: p.value for p in spawn.platform.properties},
                 queue_s=_duration_s(metrics.queue_time),
                 setup_s=_duration_s(metrics.setup_time),
@@ -162,6 +168,11 @@ def read_binary_log(path):
         )
         pos = end
     return spawns
+
+
+def _size(file_entry):
+    """A JSON log's File entry's size (the int64 is a string in proto3's JSON)."""
+    return int((file_entry.get("digest") or {}).get("sizeBytes", 0) or 0)
 
 
 def read_json_log(path):
@@ -198,6 +209,9 @@ def read_json_log(path):
                 target=obj.get("targetLabel", ""),
                 digest=(obj.get("digest") or {}).get("hash", ""),
                 inputs=[i.get("path", "") for i in obj.get("inputs", [])],
+                input_bytes=sum(_size(i) for i in obj.get("inputs", [])),
+                output_files=len(obj.get("actualOutputs", [])),
+                output_bytes=sum(_size(o) for o in obj.get("actualOutputs", [])),
                 platform={p.get("name", ""): p.get("value", "") for p in (obj.get("platform") or {}).get("properties", [])},
                 queue_s=_seconds(metrics.get("queueTime")),
                 setup_s=_seconds(metrics.get("setupTime")),
@@ -319,6 +333,98 @@ def format_rows(rows, fmt):
     for i, row in enumerate(table):
         lines.append("  ".join(c.ljust(w) if j < 2 else c.rjust(w) for j, (c, w) in enumerate(zip(row, widths))))
         if i == 0 or i == len(table) - 2:
+            lines.append("  ".join("-" * w for w in widths))
+    return "\n".join(lines) + "\n"
+
+
+def input_root(path):
+    """Where an input comes from, coarsely: external/<repository>/<top directory>, the stage files, or a source tree."""
+    parts = path.split("/")
+    if parts[0] == "external" and len(parts) > 2:
+        return "/".join(parts[:3]) if len(parts) > 3 else "/".join(parts[:2])
+    if parts[0] == "bazel-out":
+        if any(p.startswith("_cuda") for p in parts):
+            return "bazel-out/.../_cuda* (stage files)"
+        rest = parts[3:]  # bazel-out/<configuration>/bin/...
+        if rest[:1] == ["external"] and len(rest) > 1:
+            return "bazel-out/.../external/" + rest[1]
+        return "bazel-out/.../" + (rest[0] if rest else "")
+    return parts[0] if len(parts) > 1 else "(workspace root)"
+
+
+@dataclasses.dataclass
+class InputsRow:
+    stage: str
+    arch: str
+    actions: int
+    input_files: int  # per action, the median
+    input_files_max: int
+    input_mb: float  # per action, the median
+    output_files: int  # per action, the median
+    output_kb: float
+    roots: list  # [(root, files per action (median))], most files first
+
+
+def _median(values):
+    values = sorted(values)
+    return values[len(values) // 2] if values else 0
+
+
+def inputs_table(spawns, only_cuda=True):
+    """Per stage and arch: what each action declares as inputs (files, bytes, where from) and what it writes.
+
+    The declared inputs are what a sandbox plants and an executor stages for
+    the action, whether or not its command reads them.
+    """
+    groups = collections.OrderedDict()
+    for spawn in spawns:
+        if only_cuda and not spawn.mnemonic.startswith("Cuda"):
+            continue
+        groups.setdefault((spawn.mnemonic, spawn.arch), []).append(spawn)
+    order = {m: i for i, m in enumerate(STAGE_ORDER)}
+    rows = []
+    for (stage, arch), group in sorted(groups.items(), key=lambda kv: (order.get(kv[0][0], len(order)), kv[0])):
+        per_root = collections.defaultdict(list)
+        for spawn in group:
+            counts = collections.Counter(input_root(p) for p in spawn.inputs)
+            for root in set(counts) | set(per_root):
+                per_root[root].append(counts.get(root, 0))
+        roots = sorted(((root, _median(counts + [0] * (len(group) - len(counts)))) for root, counts in per_root.items()),
+                       key=lambda rc: (-rc[1], rc[0]))
+        rows.append(InputsRow(
+            stage=stage,
+            arch=arch,
+            actions=len(group),
+            input_files=_median([len(s.inputs) for s in group]),
+            input_files_max=max(len(s.inputs) for s in group),
+            input_mb=_median([s.input_bytes for s in group]) / 1e6,
+            output_files=_median([s.output_files for s in group]),
+            output_kb=_median([s.output_bytes for s in group]) / 1e3,
+            roots=[(root, n) for root, n in roots if n],
+        ))
+    return rows
+
+
+def format_inputs_table(rows, fmt="table", roots=3):
+    """The inputs table as text (the `roots` largest input roots per row), CSV or JSON."""
+    if fmt == "json":
+        return json.dumps([dataclasses.asdict(r) for r in rows], indent=2) + "\n"
+    header = ["stage", "arch", "actions", "input files", "max", "input MB", "outputs", "output KB", "inputs from (files)"]
+    table = [header]
+    for r in rows:
+        table.append([r.stage, r.arch, str(r.actions), str(r.input_files), str(r.input_files_max), "%.1f" % r.input_mb,
+                      str(r.output_files), "%.1f" % r.output_kb,
+                      "; ".join("%s %d" % rc for rc in r.roots[:roots])])
+    if fmt == "csv":
+        out = io.StringIO()
+        csv.writer(out, lineterminator="\n").writerows(table)
+        return out.getvalue()
+    widths = [max(len(row[i]) for row in table) for i in range(len(header))]
+    lines = []
+    for i, row in enumerate(table):
+        lines.append("  ".join(c.ljust(w) if j in (0, 1, 8) else c.rjust(w)
+                               for j, (c, w) in enumerate(zip(row, widths))).rstrip())
+        if i == 0:
             lines.append("  ".join("-" * w for w in widths))
     return "\n".join(lines) + "\n"
 

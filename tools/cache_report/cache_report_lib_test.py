@@ -43,6 +43,12 @@ def write_binary(entries, cut=0):
             target_label=e["targetLabel"],
         )
         msg.digest.hash = "ab" * 32
+        for i in e["inputs"]:
+            f = msg.inputs.add(path=i["path"])
+            f.digest.size_bytes = int((i.get("digest") or {}).get("sizeBytes", 0))
+        for o in e.get("actualOutputs", []):
+            f = msg.actual_outputs.add(path=o["path"])
+            f.digest.size_bytes = int(o["digest"]["sizeBytes"])
         msg.metrics.execution_wall_time.FromNanoseconds(int(float(e["metrics"]["executionWallTime"][:-1]) * 1e9))
         body = msg.SerializeToString()
         size = len(body)
@@ -182,6 +188,46 @@ class CacheReportTest(unittest.TestCase):
             lib.read_json_log(path)
         with self.assertRaisesRegex(lib.LogError, "not a (complete binary execution log|SpawnExec)"):
             lib.read_log(path)
+
+
+    def test_inputs_table_counts_declared_inputs_bytes_and_roots(self):
+        toolkit = ["external/cuda_13_0/include/h%d.h" % i for i in range(5)]
+
+        def with_files(entry, inputs, sizes, outputs):
+            entry["inputs"] = [{"path": p, "digest": {"hash": "0" * 64, "sizeBytes": str(n)}} for p, n in zip(inputs, sizes)]
+            entry["actualOutputs"] = [{"path": BASE + p, "digest": {"hash": "1" * 64, "sizeBytes": str(n)}}
+                                      for p, n in outputs]
+            return entry
+
+        entries = [
+            # Two device preprocesses: 5 toolkit headers and the source; one more header in the second.
+            with_files(spawn("CudaDevicePreprocess", ["compute_90/a.cpp1.ii"], False), toolkit + ["pkg/a.cu"],
+                       [1000] * 5 + [500], [("compute_90/a.cpp1.ii", 4000)]),
+            with_files(spawn("CudaDevicePreprocess", ["compute_90/b.cpp1.ii"], True), toolkit + ["pkg/b.cu", "pkg/b.h"],
+                       [1000] * 7, [("compute_90/b.cpp1.ii", 6000)]),
+            # cicc: the preprocessed file only (a stage output) and its binary.
+            with_files(spawn("CudaCicc", ["compute_90/a.ptx"], False),
+                       [BASE + "compute_90/a.cpp1.ii", "external/cuda_13_0/nvvm/bin/cicc"], [4000, 2000000],
+                       [("compute_90/a.ptx", 300)]),
+            spawn("CppCompile", [], False),
+        ]
+        for log in (write(entries), write_binary(entries)):
+            rows = lib.inputs_table(lib.read_log(log))
+            self.assertEqual([(r.stage, r.arch, r.actions) for r in rows],
+                             [("CudaDevicePreprocess", "compute_90", 2), ("CudaCicc", "compute_90", 1)])
+            pre, cicc = rows
+            self.assertEqual((pre.input_files, pre.input_files_max), (7, 7))  # the upper median of 6 and 7
+            self.assertAlmostEqual(pre.input_mb, 0.007)
+            self.assertEqual((pre.output_files, pre.output_kb), (1, 6.0))
+            self.assertEqual(pre.roots[0], ("external/cuda_13_0/include", 5))
+            self.assertIn(("pkg", 2), pre.roots)
+            self.assertEqual(cicc.roots, [("bazel-out/.../_cuda* (stage files)", 1), ("external/cuda_13_0/nvvm", 1)])
+            text = lib.format_inputs_table(rows)
+            self.assertIn("external/cuda_13_0/include 5", text)
+            self.assertTrue(lib.format_inputs_table(rows, "csv").startswith("stage,arch,actions,input files"))
+            self.assertEqual(json.loads(lib.format_inputs_table(rows, "json"))[1]["stage"], "CudaCicc")
+        self.assertEqual([r.stage for r in lib.inputs_table(lib.read_log(write(entries)), only_cuda=False)][-1],
+                         "CppCompile")
 
 
 if __name__ == "__main__":
