@@ -44,20 +44,27 @@ class Spawn:
     wall_s: float
     target: str
     digest: str = ""  # the action key (Bazel's digest of the spawn)
+    args: list = dataclasses.field(default_factory=list)  # the command
+    env: dict = dataclasses.field(default_factory=dict)  # its environment
     inputs: list = dataclasses.field(default_factory=list)
-    input_bytes: int = 0  # the declared inputs' sizes summed (what a sandbox or an executor must materialise)
+    input_sizes: list = dataclasses.field(default_factory=list)  # bytes, one per input
     output_files: int = 0  # the outputs it produced (0 where the log does not say)
     output_bytes: int = 0
     platform: dict = dataclasses.field(default_factory=dict)  # exec properties, e.g. {"Pool": "large"}
     queue_s: float = 0.0  # remote execution: time queued on the executor before a worker took it
     setup_s: float = 0.0  # remote execution: the worker staging the inputs before the command starts
     outputs_s: float = 0.0  # remote execution: the worker uploading the outputs after it ends
+    start_s: float = None  # when it started to execute, seconds since the epoch (None: not logged)
 
     @property
     def worker_s(self):
         """The worker's own time around the command (remote execution)."""
         return self.setup_s + self.outputs_s
-    start_s: float = None  # when it started to execute, seconds since the epoch (None: not logged)
+
+    @property
+    def input_bytes(self):
+        """The declared inputs' sizes summed: what a sandbox or an executor must materialise."""
+        return sum(self.input_sizes)
 
     @property
     def arch(self):
@@ -154,8 +161,10 @@ def read_binary_log(path):
                 wall_s=_duration_s(wall),
                 target=spawn.target_label,
                 digest=spawn.digest.hash,
+                args=list(spawn.command_args),
+                env={v.name: v.value for v in spawn.environment_variables},
                 inputs=[i.path for i in spawn.inputs],
-                input_bytes=sum(i.digest.size_bytes for i in spawn.inputs),
+                input_sizes=[i.digest.size_bytes for i in spawn.inputs],
                 output_files=len(spawn.actual_outputs),
                 output_bytes=sum(o.digest.size_bytes for o in spawn.actual_outputs),
                 platform={p.name: p.value for p in spawn.platform.properties},
@@ -208,8 +217,10 @@ def read_json_log(path):
                 wall_s=_seconds(metrics.get("executionWallTime") or metrics.get("totalTime")),
                 target=obj.get("targetLabel", ""),
                 digest=(obj.get("digest") or {}).get("hash", ""),
+                args=list(obj.get("commandArgs", [])),
+                env={v.get("name", ""): v.get("value", "") for v in obj.get("environmentVariables", [])},
                 inputs=[i.get("path", "") for i in obj.get("inputs", [])],
-                input_bytes=sum(_size(i) for i in obj.get("inputs", [])),
+                input_sizes=[_size(i) for i in obj.get("inputs", [])],
                 output_files=len(obj.get("actualOutputs", [])),
                 output_bytes=sum(_size(o) for o in obj.get("actualOutputs", [])),
                 platform={p.get("name", ""): p.get("value", "") for p in (obj.get("platform") or {}).get("properties", [])},

@@ -26,7 +26,7 @@ from google.protobuf import duration_pb2 as google_dot_protobuf_dot_duration__pb
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\rexeclog.proto\x12\x19rules_cuda_stages.execlog\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"F\n\x06\x44igest\x12\x0c\n\x04hash\x18\x01 \x01(\t\x12\x12\n\nsize_bytes\x18\x02 \x01(\x03\x12\x1a\n\x12hash_function_name\x18\x03 \x01(\t\"X\n\x04\x46ile\x12\x0c\n\x04path\x18\x01 \x01(\t\x12\x31\n\x06\x64igest\x18\x02 \x01(\x0b\x32!.rules_cuda_stages.execlog.Digest\x12\x0f\n\x07is_tool\x18\x03 \x01(\x08\"u\n\x08Platform\x12@\n\nproperties\x18\x01 \x03(\x0b\x32,.rules_cuda_stages.execlog.Platform.Property\x1a\'\n\x08Property\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t\"\xbc\x02\n\x0cSpawnMetrics\x12-\n\ntotal_time\x18\x01 \x01(\x0b\x32\x19.google.protobuf.Duration\x12-\n\nqueue_time\x18\x05 \x01(\x0b\x32\x19.google.protobuf.Duration\x12-\n\nsetup_time\x18\x06 \x01(\x0b\x32\x19.google.protobuf.Duration\x12\x36\n\x13\x65xecution_wall_time\x18\x08 \x01(\x0b\x32\x19.google.protobuf.Duration\x12\x37\n\x14process_outputs_time\x18\t \x01(\x0b\x32\x19.google.protobuf.Duration\x12.\n\nstart_time\x18\x14 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\xb5\x03\n\tSpawnExec\x12\x14\n\x0c\x63ommand_args\x18\x01 \x03(\t\x12\x35\n\x08platform\x18\x03 \x01(\x0b\x32#.rules_cuda_stages.execlog.Platform\x12/\n\x06inputs\x18\x04 \x03(\x0b\x32\x1f.rules_cuda_stages.execlog.File\x12\x16\n\x0elisted_outputs\x18\x05 \x03(\t\x12\x10\n\x08mnemonic\x18\n \x01(\t\x12\x37\n\x0e\x61\x63tual_outputs\x18\x0b \x03(\x0b\x32\x1f.rules_cuda_stages.execlog.File\x12\x0e\n\x06runner\x18\x0c \x01(\t\x12\x11\n\tcache_hit\x18\r \x01(\x08\x12\x0e\n\x06status\x18\x0e \x01(\t\x12\x11\n\texit_code\x18\x0f \x01(\x05\x12\x14\n\x0ctarget_label\x18\x12 \x01(\t\x12\x31\n\x06\x64igest\x18\x13 \x01(\x0b\x32!.rules_cuda_stages.execlog.Digest\x12\x38\n\x07metrics\x18\x14 \x01(\x0b\x32\'.rules_cuda_stages.execlog.SpawnMetricsb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\rexeclog.proto\x12\x19rules_cuda_stages.execlog\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"F\n\x06\x44igest\x12\x0c\n\x04hash\x18\x01 \x01(\t\x12\x12\n\nsize_bytes\x18\x02 \x01(\x03\x12\x1a\n\x12hash_function_name\x18\x03 \x01(\t\"X\n\x04\x46ile\x12\x0c\n\x04path\x18\x01 \x01(\t\x12\x31\n\x06\x64igest\x18\x02 \x01(\x0b\x32!.rules_cuda_stages.execlog.Digest\x12\x0f\n\x07is_tool\x18\x03 \x01(\x08\"2\n\x13\x45nvironmentVariable\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t\"u\n\x08Platform\x12@\n\nproperties\x18\x01 \x03(\x0b\x32,.rules_cuda_stages.execlog.Platform.Property\x1a\'\n\x08Property\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t\"\xbc\x02\n\x0cSpawnMetrics\x12-\n\ntotal_time\x18\x01 \x01(\x0b\x32\x19.google.protobuf.Duration\x12-\n\nqueue_time\x18\x05 \x01(\x0b\x32\x19.google.protobuf.Duration\x12-\n\nsetup_time\x18\x06 \x01(\x0b\x32\x19.google.protobuf.Duration\x12\x36\n\x13\x65xecution_wall_time\x18\x08 \x01(\x0b\x32\x19.google.protobuf.Duration\x12\x37\n\x14process_outputs_time\x18\t \x01(\x0b\x32\x19.google.protobuf.Duration\x12.\n\nstart_time\x18\x14 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\x84\x04\n\tSpawnExec\x12\x14\n\x0c\x63ommand_args\x18\x01 \x03(\t\x12M\n\x15\x65nvironment_variables\x18\x02 \x03(\x0b\x32..rules_cuda_stages.execlog.EnvironmentVariable\x12\x35\n\x08platform\x18\x03 \x01(\x0b\x32#.rules_cuda_stages.execlog.Platform\x12/\n\x06inputs\x18\x04 \x03(\x0b\x32\x1f.rules_cuda_stages.execlog.File\x12\x16\n\x0elisted_outputs\x18\x05 \x03(\t\x12\x10\n\x08mnemonic\x18\n \x01(\t\x12\x37\n\x0e\x61\x63tual_outputs\x18\x0b \x03(\x0b\x32\x1f.rules_cuda_stages.execlog.File\x12\x0e\n\x06runner\x18\x0c \x01(\t\x12\x11\n\tcache_hit\x18\r \x01(\x08\x12\x0e\n\x06status\x18\x0e \x01(\t\x12\x11\n\texit_code\x18\x0f \x01(\x05\x12\x14\n\x0ctarget_label\x18\x12 \x01(\t\x12\x31\n\x06\x64igest\x18\x13 \x01(\x0b\x32!.rules_cuda_stages.execlog.Digest\x12\x38\n\x07metrics\x18\x14 \x01(\x0b\x32\'.rules_cuda_stages.execlog.SpawnMetricsb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -37,12 +37,14 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_DIGEST']._serialized_end=179
   _globals['_FILE']._serialized_start=181
   _globals['_FILE']._serialized_end=269
-  _globals['_PLATFORM']._serialized_start=271
-  _globals['_PLATFORM']._serialized_end=388
-  _globals['_PLATFORM_PROPERTY']._serialized_start=349
-  _globals['_PLATFORM_PROPERTY']._serialized_end=388
-  _globals['_SPAWNMETRICS']._serialized_start=391
-  _globals['_SPAWNMETRICS']._serialized_end=707
-  _globals['_SPAWNEXEC']._serialized_start=710
-  _globals['_SPAWNEXEC']._serialized_end=1147
+  _globals['_ENVIRONMENTVARIABLE']._serialized_start=271
+  _globals['_ENVIRONMENTVARIABLE']._serialized_end=321
+  _globals['_PLATFORM']._serialized_start=323
+  _globals['_PLATFORM']._serialized_end=440
+  _globals['_PLATFORM_PROPERTY']._serialized_start=401
+  _globals['_PLATFORM_PROPERTY']._serialized_end=440
+  _globals['_SPAWNMETRICS']._serialized_start=443
+  _globals['_SPAWNMETRICS']._serialized_end=759
+  _globals['_SPAWNEXEC']._serialized_start=762
+  _globals['_SPAWNEXEC']._serialized_end=1278
 # @@protoc_insertion_point(module_scope)
