@@ -35,18 +35,39 @@ from bench.stage_inputs import stage_reads_lib  # noqa: E402
 from tools.cache_report import cache_report_lib  # noqa: E402
 
 
+def _scratch_execroot(execroot, scratch):  # scratch: a new directory under the output base
+    """The execution root as an action sees it: Bazel 7 keeps external repositories under the output base.
+
+    A directory of links: each top-level entry of the execution root, and
+    `external` to the output base's (whose repositories the inputs name).
+    """
+    output_base = os.path.dirname(os.path.dirname(os.path.abspath(execroot)))
+    for name in os.listdir(execroot):
+        if name != "external":
+            os.symlink(os.path.join(execroot, name), os.path.join(scratch, name))
+    os.symlink(os.path.join(output_base, "external"), os.path.join(scratch, "external"))
+    return scratch
+
+
 def _runnable(spawn, execroot):
     return spawn.args and all(os.path.exists(os.path.join(execroot, p)) for p in spawn.inputs)
 
 
-def _trace(spawn, execroot):
+def _trace(spawn, execroot, namespace):
     with tempfile.TemporaryDirectory() as tmp:
         trace = os.path.join(tmp, "trace")
         env = dict(spawn.env)
         env.setdefault("PATH", "/usr/bin:/bin")
+        command = ["/usr/bin/env", "-i"] + ["%s=%s" % kv for kv in sorted(env.items())] + list(spawn.args)
+        if namespace:
+            # tools/bazelw's mount namespace: its root is the provisioned root
+            # filesystem (the host compiler the build used), the output base at
+            # its host path.
+            command = ["nsenter", "--mount=" + namespace, "--", "/bin/sh", "-c", 'cd "$1" && shift && exec "$@"', "sh",
+                       execroot] + command
         run = subprocess.run(
-            ["strace", "-f", "-qq", "-s", "4096", "-o", trace, "-e", "trace=open,openat,execve", *spawn.args],
-            cwd=execroot, env=env, capture_output=True, text=True)
+            ["strace", "-f", "-qq", "-s", "4096", "-o", trace, "-e", "trace=open,openat,execve", *command],
+            cwd=execroot, capture_output=True, text=True)
         if run.returncode != 0:
             raise RuntimeError("%s (%s) exited with %d: %s" % (spawn.mnemonic, spawn.target, run.returncode,
                                                              run.stderr[-2000:]))
@@ -54,26 +75,17 @@ def _trace(spawn, execroot):
             return stage_reads_lib.opened_paths(f)
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("log", help="Bazel's execution log (--execution_log_json_file or _binary_file)")
-    parser.add_argument("--execroot", required=True, help="`bazel info execution_root` of the build that wrote it")
-    parser.add_argument("--format", choices=["table", "json"], default="table")
-    args = parser.parse_args(argv)
-    if not shutil.which("strace"):
-        print("stage_reads: error: strace is not installed (apt-get install strace)", file=sys.stderr)
-        return 1
-    spawns = cache_report_lib.read_log(args.log)
+def _rows(spawns, execroot, namespace):
     chosen = collections.OrderedDict()
     for spawn in spawns:
         key = (spawn.mnemonic, spawn.arch)
-        if spawn.mnemonic.startswith("Cuda") and key not in chosen and _runnable(spawn, args.execroot):
+        if spawn.mnemonic.startswith("Cuda") and key not in chosen and _runnable(spawn, execroot):
             chosen[key] = spawn
     rows = []
     for (mnemonic, arch), spawn in chosen.items():
         sizes = dict(zip(spawn.inputs, spawn.input_sizes))
-        reads = stage_reads_lib.compare(spawn.inputs, sizes, _trace(spawn, args.execroot), args.execroot,
-                                        cache_report_lib.input_root)
+        reads = stage_reads_lib.compare(spawn.inputs, sizes, _trace(spawn, execroot, namespace), execroot,
+                                        cache_report_lib.input_root, outputs=spawn.outputs)
         declared_roots = collections.Counter(cache_report_lib.input_root(p) for p in spawn.inputs)
         rows.append({
             "stage": mnemonic, "arch": arch, "target": spawn.target,
@@ -82,6 +94,24 @@ def main(argv=None):
             "declared_roots": declared_roots.most_common(), "read_roots": reads.read_roots.most_common(),
             "undeclared": reads.undeclared,
         })
+    return rows
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("log", help="Bazel's execution log (--execution_log_json_file or _binary_file)")
+    parser.add_argument("--execroot", required=True, help="`bazel info execution_root` of the build that wrote it")
+    parser.add_argument("--namespace", default=os.path.expanduser("~/.cache/rules_cuda_stages/bazelw/ns/mnt"),
+                        help="tools/bazelw's mount namespace the build ran in (its host compiler); '' for a native Bazel")
+    parser.add_argument("--format", choices=["table", "json"], default="table")
+    args = parser.parse_args(argv)
+    if not shutil.which("strace"):
+        print("stage_reads: error: strace is not installed (apt-get install strace)", file=sys.stderr)
+        return 1
+    spawns = cache_report_lib.read_log(args.log)
+    output_base = os.path.dirname(os.path.dirname(os.path.abspath(args.execroot)))
+    with tempfile.TemporaryDirectory(dir=output_base, prefix="stage_reads.") as scratch:
+        rows = _rows(spawns, _scratch_execroot(args.execroot, scratch), args.namespace)
     if args.format == "json":
         json.dump(rows, sys.stdout, indent=2)
         sys.stdout.write("\n")

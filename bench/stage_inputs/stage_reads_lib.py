@@ -44,12 +44,15 @@ class Reads:
     read_roots: collections.Counter  # input root -> files read
 
 
-def compare(declared, sizes, opened, execroot, root_of):
+def compare(declared, sizes, opened, execroot, root_of, outputs=()):
     """Matches the opened paths (absolute, or relative to execroot) to the declared ones (execroot-relative).
 
     A declared input is read when the command opened it by its path under the
     execution root or by the file it resolves to (a compiler may canonicalise
-    an include path). `root_of` names where an input comes from.
+    an include path); the stage scripts name the toolkit's binaries under
+    /proc/self/cwd, the execution root. `root_of` names where an input comes
+    from. The action's own outputs, and Python's bytecode caches (an
+    interpreter's, not an input), are not undeclared reads.
     """
     execroot = os.path.abspath(execroot)
     by_real = {}
@@ -58,7 +61,10 @@ def compare(declared, sizes, opened, execroot, root_of):
     declared_set = set(declared)
     read = set()
     undeclared = []
+    skip = set(outputs)
     for path in opened:
+        if path.startswith("/proc/self/cwd/"):
+            path = path[len("/proc/self/cwd/"):]
         absolute = os.path.normpath(os.path.join(execroot, path))
         relative = os.path.relpath(absolute, execroot) if absolute.startswith(execroot + os.sep) else None
         if relative in declared_set:
@@ -67,7 +73,7 @@ def compare(declared, sizes, opened, execroot, root_of):
         real = os.path.realpath(absolute)
         if real in by_real:
             read.add(by_real[real])
-        elif relative is not None and os.path.isfile(absolute):
+        elif relative is not None and relative not in skip and "/__pycache__/" not in relative and os.path.isfile(absolute):
             undeclared.append(relative)
     return Reads(
         declared=len(declared),

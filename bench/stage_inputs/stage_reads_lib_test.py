@@ -58,6 +58,18 @@ class StageReadsTest(unittest.TestCase):
         self.assertEqual(reads.undeclared, ["pkg/undeclared.h"])
         self.assertEqual(dict(reads.read_roots), {"pkg": 1, "external": 1})
 
+    def test_compare_reads_the_execution_root_through_proc_self_cwd_and_skips_outputs_and_bytecode(self):
+        execroot = tempfile.mkdtemp(dir=os.environ.get("TEST_TMPDIR"))
+        for path in ("bin/ptxas", "out/k.cubin", "t/__pycache__/m.pyc", "k.ptx"):
+            os.makedirs(os.path.dirname(os.path.join(execroot, path)), exist_ok=True)
+            with open(os.path.join(execroot, path), "w") as f:
+                f.write("x")
+        opened = ["/proc/self/cwd/bin/ptxas", "k.ptx", "out/k.cubin", "t/__pycache__/m.pyc"]
+        reads = lib.compare(["bin/ptxas", "k.ptx"], {"bin/ptxas": 5, "k.ptx": 1}, opened, execroot,
+                            lambda p: p.split("/")[0], outputs=["out/k.cubin"])
+        self.assertEqual((reads.read, reads.read_bytes), (2, 6))
+        self.assertEqual(reads.undeclared, [])
+
 
 if __name__ == "__main__":
     unittest.main()
