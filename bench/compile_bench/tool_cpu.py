@@ -107,7 +107,7 @@ def nvcc_time_csv(path):
             continue
         phase, arch, ms = r[1].strip(), r[4].strip(), float(r[6])
         key = {"gcc (preprocessing 4)": stages.HOST_PREPROCESS.name, "cudafe++": stages.FRONTEND.name,
-               "fatbinary": stages.FATBINARY.name, "gcc (compiling)": stages.HOST_COMPILE.name,
+               "fatbinary": "fatbinary", "gcc (compiling)": stages.HOST_COMPILE.name,
                "nvcc (driver)": "nvcc_driver"}.get(phase)
         if phase == "gcc (preprocessing 1)":
             key = stage_graph.instance_key(stages.DEVICE_PREPROCESS.name, {"virtual": arch})

@@ -73,13 +73,21 @@ class Runner:
 
 
 def _stage_table(spawns):
+    """Per mnemonic: actions, queue times, and the worker's time split into staging the inputs, running, uploading."""
     rows = {}
     for s in spawns:
-        n, queued, worst, run = rows.get(s.mnemonic, (0, 0.0, 0.0, 0.0))
-        rows[s.mnemonic] = (n + 1, queued + s.queue_s, max(worst, s.queue_s), run + s.wall_s)
+        n, queued, worst, run, setup, upload = rows.get(s.mnemonic, (0, 0.0, 0.0, 0.0, 0.0, 0.0))
+        rows[s.mnemonic] = (n + 1, queued + s.queue_s, max(worst, s.queue_s), run + s.wall_s, setup + s.setup_s,
+                            upload + s.outputs_s)
     order = {m: i for i, m in enumerate(cache_report_lib.STAGE_ORDER)}
-    return [{"stage": m, "actions": n, "queued_mean_s": q / n, "queued_max_s": w, "run_s": r}
-            for m, (n, q, w, r) in sorted(rows.items(), key=lambda kv: (order.get(kv[0], len(order)), kv[0]))]
+    return [{"stage": m, "actions": n, "queued_mean_s": q / n, "queued_max_s": w, "run_s": r,
+             "inputs_mean_s": i / n, "run_mean_s": r / n, "outputs_mean_s": o / n}
+            for m, (n, q, w, r, i, o) in sorted(rows.items(), key=lambda kv: (order.get(kv[0], len(order)), kv[0]))]
+
+
+def executor_seconds(result):
+    """What the executor spent on a build: every action's run, input staging and output upload."""
+    return result["work_s"] + result["worker_overhead_s"]
 
 
 def _measure(runner, cluster, workers, staged, rep):
@@ -138,12 +146,26 @@ def _tables(results):
                          r["simulated_worker_s"] / r["worker_span_s"] if r["worker_span_s"] else 0,
                          "%.1f s" % from_one if from_one is not None else "-", r["work_s"], r["worker_overhead_s"],
                          r["queued_s"], r["longest_chain_s"], r["load_before"]))
+    unstaged = {(r["workers"], r["rep"]): r for r in results if not r["staged"]}
+    ratios = []
     for r in results:
-        lines += ["", "%s: per stage (queued = REAPI queued -> worker start; run = execution wall)" % r["name"], "",
-                  "| stage | actions | queued mean | queued max | run total |", "| --- | --- | --- | --- | --- |"]
+        base = unstaged.get((r["workers"], r["rep"])) if r["staged"] else None
+        if base:
+            ratios.append("%d worker(s), rep %d: staged %.1f s ÷ staged = False %.1f s = **%.2fx**" % (
+                r["workers"], r["rep"], executor_seconds(r), executor_seconds(base),
+                executor_seconds(r) / executor_seconds(base)))
+    if ratios:
+        lines += ["", "Executor-seconds (work + worker overhead: every action's inputs staged, run, outputs "
+                  "uploaded), side by side: " + "; ".join(ratios) + "."]
+    for r in results:
+        lines += ["", "%s: per stage (queued = REAPI queued -> worker start; run = execution wall; the worker's "
+                  "means per action: inputs staged, run, outputs uploaded)" % r["name"], "",
+                  "| stage | actions | queued mean | queued max | run total | inputs | run | outputs |",
+                  "| --- | --- | --- | --- | --- | --- | --- | --- |"]
         for s in r["stages"]:
-            lines.append("| %s | %d | %.2f s | %.2f s | %.1f s |" % (
-                s["stage"], s["actions"], s["queued_mean_s"], s["queued_max_s"], s["run_s"]))
+            lines.append("| %s | %d | %.2f s | %.2f s | %.1f s | %.3f s | %.3f s | %.3f s |" % (
+                s["stage"], s["actions"], s["queued_mean_s"], s["queued_max_s"], s["run_s"],
+                s.get("inputs_mean_s", 0.0), s.get("run_mean_s", 0.0), s.get("outputs_mean_s", 0.0)))
         lines += ["", "longest chain: " + " -> ".join(r["longest_chain"])]
     return "\n".join(lines) + "\n"
 

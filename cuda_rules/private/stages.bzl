@@ -165,26 +165,6 @@ PTXAS = struct(
     doc = "PTX to a cubin for one real arch",
 )
 
-FATBINARY = struct(
-    name = "fatbinary",
-    mnemonic = "CudaFatbinary",
-    scope = "source",
-    outputs = [
-        struct(key = "fatbin_c", pattern = "{stem}.fatbin.c", lto_pattern = ""),
-        struct(key = "fatbin", pattern = "{stem}.fatbin", lto_pattern = ""),
-    ],
-    reads = [("cubin", "all"), ("ptx", "embedded")],
-    source = False,
-    host_compiler = False,
-    toolkit = ["fatbinary"],
-    device = False,
-    exec_group = "",
-    progress = "Packing device code of %{label}: %{output}",
-    hook = "",
-    script_name = "fatbinary",
-    doc = "the cubins and embedded PTX packed into a fatbinary and its C form",
-)
-
 HOST_COMPILE = struct(
     name = "host_compile",
     mnemonic = "CudaHostCompile",
@@ -210,17 +190,18 @@ EMBED_FATBIN = struct(
     scope = "source",
     outputs = [
         struct(key = "obj", pattern = "{stem}.o", lto_pattern = ""),
+        struct(key = "fatbin", pattern = "{stem}.fatbin", lto_pattern = ""),
     ],
-    reads = [("host_obj", "same"), ("fatbin_c", "same")],
+    reads = [("cubin", "all"), ("ptx", "embedded"), ("host_obj", "same")],
     source = False,
     host_compiler = True,
-    toolkit = ["fatbin_header"],
+    toolkit = ["fatbinary", "fatbin_header"],
     device = False,
     exec_group = "",
     progress = "Embedding device code of %{label}: %{output}",
     hook = "",
     script_name = "embed_fatbin",
-    doc = "the source's object: the host object linked (ld -r) with fatbinary's own embedded fatbinary",
+    doc = "fatbinary packs the cubins and embedded PTX, its C form is compiled and linked (ld -r) with the host object: the source's object, and the fatbinary itself",
 )
 
 COMPILE_STAGES = [
@@ -230,7 +211,6 @@ COMPILE_STAGES = [
     DEVICE_PREPROCESS,
     CICC,
     PTXAS,
-    FATBINARY,
     HOST_COMPILE,
     EMBED_FATBIN,
 ]
@@ -438,7 +418,7 @@ KEYS = struct(
 )
 
 # Every mnemonic, in pipeline order.
-MNEMONICS = ["CudaPlan", "CudaHostPreprocess", "CudaFrontend", "CudaRegistrationStub", "CudaDevicePreprocess", "CudaCicc", "CudaPtxas", "CudaFatbinary", "CudaHostCompile", "CudaEmbedFatbin", "CudaCompile", "CudaClangDevice", "CudaClangHost", "CudaClangEmbed", "CudaDeviceLink", "CudaLinkStub"]
+MNEMONICS = ["CudaPlan", "CudaHostPreprocess", "CudaFrontend", "CudaRegistrationStub", "CudaDevicePreprocess", "CudaCicc", "CudaPtxas", "CudaHostCompile", "CudaEmbedFatbin", "CudaCompile", "CudaClangDevice", "CudaFatbinary", "CudaClangHost", "CudaClangEmbed", "CudaDeviceLink", "CudaLinkStub"]
 
 # The mnemonics of the stages that produce device code.
 DEVICE_MNEMONICS = ["CudaCicc", "CudaClangDevice", "CudaDeviceLink", "CudaDevicePreprocess", "CudaPtxas"]

@@ -278,13 +278,13 @@ class ReuseTest(unittest.TestCase):
                   if "//vector_add:" in s.target and s.mnemonic.startswith("Cuda")]
         executed = sorted(s.mnemonic for s in spawns if not s.cache_hit)
         # cudafe++ and the registration stub's preprocess and front end re-ran (their inputs changed)
-        # and wrote the same host code and stub; cicc (compute_90's back end), ptxas, the fatbinary
-        # and the object re-ran (then the archive and the link); the host compile's key did not
+        # and wrote the same host code and stub; cicc (compute_90's back end), ptxas, and the object
+        # with its fatbinary re-ran (then the archive and the link); the host compile's key did not
         # change, so it did not run.
         self.assertEqual(
             executed,
             sorted(["CudaHostPreprocess", "CudaFrontend", "CudaRegistrationStub", "CudaCicc",
-                    "CudaPtxas", "CudaFatbinary", "CudaEmbedFatbin"]),
+                    "CudaPtxas", "CudaEmbedFatbin"]),
         )
         self.assertNotIn("CudaHostCompile", [s.mnemonic for s in spawns if not s.cache_hit])
 

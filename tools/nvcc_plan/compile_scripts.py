@@ -48,7 +48,7 @@ def for_source(plan, layout):
     out[layout.files[KEYS.fatbin_decl]] = fatbin_declaration(layout, the_id)
     if layout.rdc:
         out[layout.scripts[stages.DEVICE_OBJECT_SCRIPT]] = device_object_script(
-            layout, unit.exports, unit.command(unit.only(stages.FATBINARY)), _host_compile_argv(unit)[0], the_id
+            layout, unit.exports, unit.command(unit.only(stages.EMBED_FATBIN)), _host_compile_argv(unit)[0], the_id
         )
     return out
 
@@ -77,11 +77,6 @@ def _device_preprocess(unit, action):
     return unit.script(action, device_toolchain_flags(unit.layout, unit.command(unit.command_of(stages.DEVICE_PREPROCESS, action["inst"])), arch))
 
 
-def _fatbinary(unit, action):
-    """fatbinary, also writing the fatbinary itself (what device images and the device link read)."""
-    return unit.script(action, unit.command(unit.only(stages.FATBINARY)) + ["--create=" + unit.layout.files[KEYS.fatbin]])
-
-
 def _host_compile_argv(unit):
     """The host compile as its script runs it: nvcc's, with the registration arch's __CUDA_ARCH__ (registration_commands)."""
     return unit.command(_registration(unit)[3])
@@ -96,8 +91,11 @@ def _host_compile(unit, action):
 
 
 def _embed(unit, action):
+    """fatbinary (also writing the fatbinary itself, what device images read), then its C form embedded."""
+    fatbinary = unit.command(unit.only(stages.EMBED_FATBIN)) + ["--create=" + unit.layout.files[KEYS.fatbin]]
     argv = _host_compile_argv(unit)
-    return {unit.layout.scripts[action["script"]]: embed_script(unit.layout, unit.exports, argv[0], _machine_flags(argv), module_id_of(unit.layout))}
+    return {unit.layout.scripts[action["script"]]: embed_script(
+        unit.layout, unit.exports, fatbinary, argv[0], _machine_flags(argv), module_id_of(unit.layout))}
 
 
 def _registration(unit):
@@ -158,7 +156,6 @@ PLANNER = {
     stages.REGISTRATION_STUB: _registration_stub,
     stages.DEVICE_PREPROCESS: _device_preprocess,
     stages.CICC: _cicc,
-    stages.FATBINARY: _fatbinary,
     stages.HOST_COMPILE: _host_compile,
     stages.EMBED_FATBIN: _embed,
 }
@@ -385,10 +382,14 @@ def fatbin_declaration(layout, module_id):
     return "\n".join(lines) + "\n"
 
 
-def embed_script(layout, exports, host_cc, machine_flags, module_id):
+def embed_script(layout, exports, fatbinary, host_cc, machine_flags, module_id):
     """CudaEmbedFatbin: the source's object, from the host object and fatbinary's own embedded fatbinary.
 
-    fatbinary's <stem>.fatbin.c (what nvcc's host compile includes) is compiled
+    `fatbinary` is nvcc's fatbinary command (files renamed): it runs first,
+    writing the fatbinary and its C form, a temporary file of the script
+    (one stage, not two: a separate action would save only fatbinary's tens
+    of ms on a host-only edit, docs/performance.md). The C form (what nvcc's
+    host compile includes) is compiled
     as C on its own: the same wrapper and data in the same sections
     (.nvFatBinSegment, .nv_fatbin or __nv_relfatbin) as in nvcc's object. For
     whole-program code its static wrapper gets a hidden alias named from the
@@ -412,7 +413,12 @@ def embed_script(layout, exports, host_cc, machine_flags, module_id):
     for name, value in exports:
         lines.append("%s=%s; export %s" % (name, value, name))
     lines += scripts_lib.temp_dir_lines()
-    source = shlex.quote(layout.files[KEYS.fatbin_c])
+    source = '"$tmp/fatbin.c"'
+    at = [i for i, a in enumerate(fatbinary) if a.startswith("--embedded-fatbin=")]
+    if len(at) != 1:
+        scripts_lib.fail(layout.display_label, "nvcc's fatbinary command has %d --embedded-fatbin options, not one" % len(at))
+    lines.append(" ".join(
+        "--embedded-fatbin=" + source if i == at[0] else shlex.quote(a) for i, a in enumerate(fatbinary)) + " || exit $?")
     if layout.rdc:
         extra = []
         if layout.link_marker:

@@ -373,9 +373,9 @@ class RunnerTest(unittest.TestCase):
         for key in sorted(files):
             if key.startswith(("ptx/", "cubin/")) or key in ("registration_stub", "fatbin", "obj"):
                 check(files[key])
-        # CudaPlan's 3 files and 11 scripts (none for compute_90's preprocess, which runs in the
+        # CudaPlan's 3 files and 10 scripts (none for compute_90's preprocess, which runs in the
         # registration stub's action), 2 PTX, 2 cubins, the registration stub, the fatbinary and the object.
-        self.assertEqual(len(compared), 3 + 11 + 2 + 2 + 1 + 2)
+        self.assertEqual(len(compared), 3 + 10 + 2 + 2 + 1 + 2)
         # -lineinfo: the cubins would record the sources' times had ptxas seen them.
         self.assertIn("-lineinfo", self.nvcc_args)
         # The toolchain's host-only flags are in the host stages, not in the device preprocess.
@@ -440,7 +440,7 @@ class RunnerTest(unittest.TestCase):
         self.assertEqual(
             sorted(r["stage"] for r in rows),
             sorted([
-                "plan", "host_preprocess", "frontend", "registration_stub", "fatbinary", "host_compile", "embed_fatbin",
+                "plan", "host_preprocess", "frontend", "registration_stub", "host_compile", "embed_fatbin",
                 # compute_90's preprocess ran in registration_stub, with its front end.
                 "device_preprocess/compute_80", "cicc/compute_80", "cicc/compute_90",
                 "ptxas/compute_80/sm_80", "ptxas/compute_90/sm_90",
@@ -456,20 +456,20 @@ class RunnerTest(unittest.TestCase):
         self.assertEqual(by_stage["ptxas/compute_80/sm_80"]["arch"], "sm_80")
         self.assertEqual(by_stage["cicc/compute_90"]["mnemonic"], "CudaCicc")
         self.assertGreater(sum(float(r["cpu_s"]) for r in rows if r["stage"].startswith("cicc/")), 0.0)
-        self.assertRegex(err, r"nvcc_plan: 12 stages, -j 2: wall [0-9.]+ s, CPU [0-9.]+ s .*critical path [0-9.]+ s: plan -> ")
+        self.assertRegex(err, r"nvcc_plan: 11 stages, -j 2: wall [0-9.]+ s, CPU [0-9.]+ s .*critical path [0-9.]+ s: plan -> ")
         # The graph: every stage, every dependency; no stage starts before what it reads is written.
         self.assertEqual(sorted(re.findall(r'^  "([^"]+)" \[label=', dot, re.M)), sorted(by_stage))
         edges = re.findall(r'^  "([^"]+)" -> "([^"]+)"', dot, re.M)
         # host_preprocess, frontend, the registration stub, compute_80's device preprocess + cicc,
         # compute_90's cicc (on the stub's front end: its preprocess ran there), per real arch ptxas,
-        # fatbinary (2 cubins + the compute_90 PTX), host compile (frontend, registration stub: no
-        # device code), the object (host compile, fatbinary).
-        self.assertEqual(len(edges), 1 + 1 + 1 + 2 + 1 + 2 + 3 + 2 + 2)
+        # host compile (frontend, registration stub: no device code), the object and its fatbinary
+        # (host compile, 2 cubins + the compute_90 PTX).
+        self.assertEqual(len(edges), 1 + 1 + 1 + 2 + 1 + 2 + 2 + 4)
         self.assertIn(("registration_stub", "host_compile"), edges)
         self.assertIn(("registration_stub", "cicc/compute_90"), edges)
         self.assertNotIn(("cicc/compute_90", "host_compile"), edges)
         self.assertIn(("frontend", "host_compile"), edges)
-        self.assertNotIn(("fatbinary", "host_compile"), edges)
+        self.assertNotIn(("embed_fatbin", "host_compile"), edges)
         for a, b in edges:
             self.assertLessEqual(float(by_stage[a]["end_s"]), float(by_stage[b]["start_s"]), (a, b))
         self.assertIn('"host_compile" [label="CudaHostCompile\\n', dot)
@@ -506,7 +506,7 @@ class RunnerTest(unittest.TestCase):
         self.assertEqual(proc.returncode, 0, proc.stderr)
         self.assertIn("dropped `-t 2`", proc.stderr)
         self.assertIn("-j 2", proc.stderr)
-        self.assertEqual(len(list(csv.DictReader(io.StringIO(proc.stdout)))), 12)
+        self.assertEqual(len(list(csv.DictReader(io.StringIO(proc.stdout)))), 11)
         self.assertEqual(
             sorted(i.name for i in fatbin_lib.read_images(_read(os.path.join(d, "k.o")))),
             ["compute_90", "sm_80", "sm_90"],

@@ -244,7 +244,7 @@ CICC = Stage(
         ("--gen_c_file_name", TEMPORARY, "cicc.cudafe1.c"),
         ("--stub_file_name", TEMPORARY, "cicc.cudafe1.stub.c"),
         ("--gen_device_file_name", TEMPORARY, "cicc.cudafe1.gpu"),
-        ("--include_file_name", BASENAME, "fatbin_c"),
+        ("--include_file_name", BASENAME, "fatbin_decl"),
     ),
     weight=1.9,
 )
@@ -260,17 +260,6 @@ PTXAS = Stage(
     doc="PTX to a cubin for one real arch",
     step=STEP_PTXAS,
     weight=0.05,
-)
-FATBINARY = Stage(
-    mnemonic="CudaFatbinary",
-    scope=SOURCE,
-    outputs=(Output("fatbin_c", "{stem}.fatbin.c", named_by=STEP_OUTPUT), Output("fatbin", "{stem}.fatbin")),
-    reads=(("cubin", ALL), ("ptx", EMBEDDED)),
-    toolkit=("fatbinary",),
-    progress="Packing device code of %{label}: %{output}",
-    doc="the cubins and embedded PTX packed into a fatbinary and its C form",
-    step=STEP_FATBINARY,
-    weight=0.01,
 )
 HOST_COMPILE = Stage(
     mnemonic="CudaHostCompile",
@@ -292,16 +281,20 @@ HOST_COMPILE = Stage(
 EMBED_FATBIN = Stage(
     mnemonic="CudaEmbedFatbin",
     scope=SOURCE,
-    outputs=(Output("obj", "{stem}.o"),),
-    reads=(("host_obj", SAME), ("fatbin_c", SAME)),
-    toolkit=("fatbin_header",),
+    # The fatbinary's C form (what nvcc's host compile includes) is the
+    # script's temporary file: it is compiled here and read by nothing else.
+    outputs=(Output("obj", "{stem}.o"), Output("fatbin", "{stem}.fatbin")),
+    reads=(("cubin", ALL), ("ptx", EMBEDDED), ("host_obj", SAME)),
+    toolkit=("fatbinary", "fatbin_header"),
     host_compiler=True,
     progress="Embedding device code of %{label}: %{output}",
-    doc="the source's object: the host object linked (ld -r) with fatbinary's own embedded fatbinary",
-    weight=0.05,
+    doc="fatbinary packs the cubins and embedded PTX, its C form is compiled and linked (ld -r) with the host object: "
+    "the source's object, and the fatbinary itself",
+    step=STEP_FATBINARY,
+    weight=0.06,
 )
 
-COMPILE_STAGES = (HOST_PREPROCESS, FRONTEND, REGISTRATION_STUB, DEVICE_PREPROCESS, CICC, PTXAS, FATBINARY, HOST_COMPILE, EMBED_FATBIN)
+COMPILE_STAGES = (HOST_PREPROCESS, FRONTEND, REGISTRATION_STUB, DEVICE_PREPROCESS, CICC, PTXAS, HOST_COMPILE, EMBED_FATBIN)
 
 # --- One .cu file compiled in stages by clang (//cuda_rules:compiler=clang) ----
 # clang's own plan (`clang -###`, clang_scripts.py): per GPU arch one device

@@ -53,16 +53,15 @@ class StageGraphTest(unittest.TestCase):
         deps = _deps(_graph())
         self.assertEqual(deps["frontend"], ["host_preprocess"])
         self.assertEqual(deps["ptxas/compute_80/sm_86"], ["cicc/compute_80"])
-        # The fatbinary embeds every cubin and compute_90's PTX, not compute_80's.
+        # The object's fatbinary embeds every cubin and compute_90's PTX, not compute_80's; with the host object.
         self.assertEqual(
-            sorted(deps["fatbinary"]),
-            ["cicc/compute_90", "ptxas/compute_80/sm_80", "ptxas/compute_80/sm_86", "ptxas/compute_90/sm_90"],
+            sorted(deps["embed_fatbin"]),
+            ["cicc/compute_90", "host_compile", "ptxas/compute_80/sm_80", "ptxas/compute_80/sm_86", "ptxas/compute_90/sm_90"],
         )
         # The host compile includes the registration stub (cicc's front end alone), and no device code:
         # it waits for no cicc of an arch.
         self.assertEqual(deps["host_compile"], ["frontend", "registration_stub"])
         self.assertEqual(deps["registration_stub"], [])
-        self.assertEqual(deps["embed_fatbin"], ["host_compile", "fatbinary"])
         self.assertEqual(deps["device_preprocess/compute_80"], [])
         # Without the registration arch among the build's, every cicc reads its own preprocess.
         self.assertEqual(deps["cicc/compute_90"], ["device_preprocess/compute_90"])
@@ -127,7 +126,7 @@ class StageGraphTest(unittest.TestCase):
     def test_names_come_from_mnemonics(self):
         self.assertEqual(
             [s.name for s in stages.COMPILE_STAGES],
-            ["host_preprocess", "frontend", "registration_stub", "device_preprocess", "cicc", "ptxas", "fatbinary",
+            ["host_preprocess", "frontend", "registration_stub", "device_preprocess", "cicc", "ptxas",
              "host_compile", "embed_fatbin"],
         )
         self.assertEqual(stages.DEVICE_LINK.name, "device_link")
@@ -188,8 +187,8 @@ class LayoutTest(unittest.TestCase):
 
     def test_a_missing_or_extra_key_is_refused(self):
         obj = self._layout().to_json()
-        del obj["scripts"]["fatbinary"]
-        with self.assertRaisesRegex(layout_lib.LayoutError, r"missing \['fatbinary'\]"):
+        del obj["scripts"]["embed_fatbin"]
+        with self.assertRaisesRegex(layout_lib.LayoutError, r"missing \['embed_fatbin'\]"):
             layout_lib.compile_layout_from_json(obj)
         obj = self._layout().to_json()
         obj["files"]["cpp1/compute_90"] = "compute_90/k.cpp1.ii"  # the registration arch's: no action writes it

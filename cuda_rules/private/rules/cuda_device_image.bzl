@@ -110,7 +110,7 @@ PTX, of a source of a staged cuda_library without rdc, at `out` in this package.
         deps = ["@cuda//:cuda_driver"],
     )
 
-The file is the staged compile's own output (CudaFatbinary, CudaPtxas, CudaCicc), reused from the
+The file is the staged compile's own output (CudaEmbedFatbin, CudaPtxas, CudaCicc), reused from the
 cache like every stage.""",
     attrs = {
         "library": attr.label(

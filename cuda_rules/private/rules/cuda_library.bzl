@@ -147,7 +147,7 @@ cuda_library_rule = rule(
 Every .cu and C++ source (.cc, .cpp, .cxx: nvcc -x cu, as in rules_cuda) is CUDA, compiled as one
 Bazel action per nvcc stage (CudaPlan, CudaHostPreprocess,
 CudaFrontend, CudaRegistrationStub, and per arch CudaDevicePreprocess, CudaCicc, CudaPtxas, then
-CudaFatbinary, CudaHostCompile and CudaEmbedFatbin), so caches reuse work per stage and per arch. With rdc = True it
+CudaHostCompile and CudaEmbedFatbin: fatbinary and the object), so caches reuse work per stage and per arch. With rdc = True it
 also device-links the relocatable code below it. Output groups: ptx, ltoir, cubin, fatbin,
 cuda_objects, cuda_plan, device_link, and rules_cuda's lib, pic_lib, objects, pic_objects,
 rdc_objects, rdc_pic_objects.""",
