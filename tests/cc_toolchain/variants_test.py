@@ -86,7 +86,7 @@ class VariantsTest(unittest.TestCase):
 
     def test_all_variants_have_every_stage(self):
         for variant in _VARIANTS:
-            for stage in ("host_preprocess", "frontend", "host_compile", "fatbinary") + _DEVICE_SCRIPTS:
+            for stage in ("host_preprocess", "frontend", "host_compile", "embed_fatbin") + _DEVICE_SCRIPTS:
                 self._script(variant, stage)
 
     def test_dbg_is_host_debug_info_only(self):
@@ -100,7 +100,7 @@ class VariantsTest(unittest.TestCase):
         self.assertNotIn(".debug_info", _sections(self._output("fastbuild", "kernel.o")))
 
     def test_host_only_cxxopt_leaves_device_stages_alone(self):
-        self.assert_same("cxxopt", _DEVICE_SCRIPTS + ("frontend", "fatbinary"))
+        self.assert_same("cxxopt", _DEVICE_SCRIPTS + ("frontend", "embed_fatbin"))
         self.assert_differ("cxxopt", ("host_preprocess", "host_compile"))
         self.assertIn(" -Wextra ", self._script("cxxopt", "host_compile"))
         for stage in _DEVICE_SCRIPTS:
