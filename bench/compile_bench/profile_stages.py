@@ -21,6 +21,7 @@ import collections
 import gzip
 import json
 import re
+import statistics
 import sys
 
 # Events nested in an action that get their own column.
@@ -47,8 +48,11 @@ def _mnemonic(action):
     return "(%s)" % re.split(r" of | @| //|:", action.get("name", "?"))[0][:40]
 
 
-def breakdown(events):
-    """{mnemonic: {"actions": n, "total": s, <column>: s, ..., "other": s}}, times in seconds."""
+def breakdown(events, per_action=None):
+    """{mnemonic: {"actions": n, "total": s, <column>: s, ..., "other": s}}, times in seconds.
+
+    per_action: if a dict, it gets {mnemonic: [{"total": s, <column>: s, ...}, ...]}, one entry per action.
+    """
     complete = [e for e in events if e.get("ph") == "X"]
     by_thread = collections.defaultdict(list)
     for e in complete:
@@ -57,11 +61,13 @@ def breakdown(events):
     for actions in by_thread.values():
         actions.sort(key=lambda e: e["ts"])
     rows = collections.defaultdict(lambda: collections.defaultdict(float))
+    each = {}  # id(action) -> its own times
     for actions in by_thread.values():
         for a in actions:
             row = rows[_mnemonic(a)]
             row["actions"] += 1
             row["total"] += a["dur"] / 1e6
+            each[id(a)] = collections.defaultdict(float, total=a["dur"] / 1e6)
     for e in complete:
         column = next((c for c, match in COLUMNS if match(e.get("name", ""))), None)
         if column is None:
@@ -69,7 +75,12 @@ def breakdown(events):
         for a in by_thread.get(e["tid"], ()):
             if a["ts"] <= e["ts"] and e["ts"] + e.get("dur", 0) <= a["ts"] + a["dur"]:
                 rows[_mnemonic(a)][column] += e.get("dur", 0) / 1e6
+                each[id(a)][column] += e.get("dur", 0) / 1e6
                 break
+    if per_action is not None:
+        for actions in by_thread.values():
+            for a in actions:
+                per_action.setdefault(_mnemonic(a), []).append(dict(each[id(a)]))
     for row in rows.values():
         row["other"] = max(0.0, row["total"] - sum(row[c] for c, _ in COLUMNS))
     return {m: dict(r) for m, r in rows.items()}
@@ -90,17 +101,33 @@ def table(rows, top=0):
     return "\n".join(out) + "\n"
 
 
+def median_table(per_action, top=0):
+    """Per mnemonic, the median action's time and its columns, in ms (the typical action, not the sum)."""
+    names = ["total"] + [c for c, _ in COLUMNS]
+    order = sorted(per_action, key=lambda m: -sum(a["total"] for a in per_action[m]))
+    if top:
+        order = order[:top]
+    out = ["| mnemonic | actions | " + " | ".join("median " + n + " (ms)" for n in names) + " |",
+           "| --- | ---: |" + " ---: |" * len(names)]
+    for m in order:
+        cells = ["%.0f" % (1000 * statistics.median(a.get(n, 0.0) for a in per_action[m])) for n in names]
+        out.append("| %s | %d | %s |" % (m, len(per_action[m]), " | ".join(cells)))
+    return "\n".join(out) + "\n"
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("profile", help="a Bazel --profile file (.json or .json.gz), written with --noslim_profile")
     p.add_argument("--top", type=int, default=0, help="only the N mnemonics with the most action time")
+    p.add_argument("--median", action="store_true", help="per mnemonic, the median action's times (ms) instead of sums")
     opts = p.parse_args(argv)
-    rows = breakdown(load(opts.profile))
+    per_action = {}
+    rows = breakdown(load(opts.profile), per_action)
     if not rows:
         print("profile_stages: %s has no action events (was it written by a build that ran actions?)" % opts.profile,
               file=sys.stderr)
         return 1
-    sys.stdout.write(table(rows, opts.top))
+    sys.stdout.write(median_table(per_action, opts.top) if opts.median else table(rows, opts.top))
     return 0
 
 

@@ -48,6 +48,15 @@ class ProfileStagesTest(unittest.TestCase):
         self.assertAlmostEqual(plan["worker"], 0.012)
         self.assertAlmostEqual(plan["other"], 0.018)
 
+    def test_per_action_times_and_their_medians(self):
+        per_action = {}
+        rows = profile_stages.breakdown(EVENTS, per_action)
+        self.assertEqual(len(per_action["CudaCicc"]), rows["CudaCicc"]["actions"])
+        for column in ("total", "process", "sandbox setup", "input tree"):
+            self.assertAlmostEqual(sum(a.get(column, 0.0) for a in per_action["CudaCicc"]), rows["CudaCicc"][column])
+        table = profile_stages.median_table(per_action)
+        self.assertIn("| CudaCicc | 2 | 75 |", table)
+
     def test_table_and_main_read_a_gzipped_profile(self):
         table = profile_stages.table(profile_stages.breakdown(EVENTS))
         self.assertIn("| CudaCicc | 2 | 0.15 | 0.11 | 0.01 | 0.00 | 0.00 | 0.03 | 75.0 |", table)
