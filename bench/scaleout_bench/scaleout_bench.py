@@ -2,8 +2,11 @@
 
   tools/bazelw run //bench/scaleout_bench -- --out=/tmp/scaleout [--workers=1,2] [--reps=1] [--unstaged]
       [--targets=@rules_cuda_stages_bench//...] [--archs=sm_75,sm_80,sm_86,sm_90,compute_90]
+      [--executor=buildgrid|remote_worker]
 
-Starts BuildGrid with one-core buildbox bots on 127.0.0.1 (rbe_cluster.py),
+Starts BuildGrid with one-core buildbox bots on 127.0.0.1 (rbe_cluster.py;
+with --executor=remote_worker, Bazel's own RemoteWorker with one job per
+core instead: remote_worker_cluster.py),
 then for each worker count (and, with --unstaged, also with
 `--//cuda_rules:staged=false`), in alternating order per repetition: fresh
 bots, `bazel clean`, an untimed analysis pass, and a timed cold build with
@@ -32,6 +35,7 @@ from absl import flags
 from tools.cache_report import cache_report_lib
 from tools.cache_report import scaleout_lib
 from bench.scaleout_bench import rbe_cluster
+from bench.scaleout_bench import remote_worker_cluster
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("out", None, "Directory for logs and results (created).")
@@ -42,6 +46,9 @@ flags.DEFINE_string("archs", "sm_75,sm_80,sm_86,sm_90,compute_90", "--//cuda_rul
 flags.DEFINE_bool("unstaged", False, "Also build with --//cuda_rules:staged=false.")
 flags.DEFINE_string("bazel", "bazel", "The Bazel that runs the builds.")
 flags.DEFINE_string("cache_dir", rbe_cluster.DEFAULT_CACHE_DIR, "Where the unpacked packages and BuildGrid live.")
+flags.DEFINE_enum("executor", "buildgrid", ["buildgrid", "remote_worker"],
+                  "buildgrid: BuildGrid + buildbox bots, which report the worker's time per action; remote_worker: "
+                  "Bazel's RemoteWorker, which does not (its executor time is the span times its jobs).")
 flags.mark_flag_as_required("out")
 
 
@@ -86,7 +93,14 @@ def _stage_table(spawns):
 
 
 def executor_seconds(result):
-    """What the executor spent on a build: every action's run, input staging and output upload."""
+    """What the executor spent on a build: every action's run, input staging and output upload.
+
+    From the worker's own timestamps where the executor reports them; else the
+    build's wall (its execution phase: the analysis ran before, untimed) times
+    the worker's jobs: its busy time, an upper bound (idle included).
+    """
+    if "executor_s" in result:
+        return result["executor_s"]
     return result["work_s"] + result["worker_overhead_s"]
 
 
@@ -121,7 +135,12 @@ def _measure(runner, cluster, workers, staged, rep):
         "longest_chain": ["%s %s %s %.2f" % (a.mnemonic, a.target, a.arch, a.duration) for a in chain_actions],
         "runners": sorted({s.runner for s in spawns}),
         "stages": _stage_table(spawns),
+        "executor": FLAGS.executor,
     }
+    if not getattr(cluster, "metadata", True):
+        # No worker timestamps: the log's times are the client's (queueing included), and so is
+        # its span; the worker, one action per job at a time, is busy at most the build's wall.
+        result["executor_s"] = wall * workers
     print("%s: Bazel %.1f s; span %.1f s, simulated %.1f s; with the workers' overhead: span %.1f s, simulated "
           "%.1f s; work %.1f s, longest chain %.1f s, runners %s" % (
               name, wall, result["span_s"] or 0, result["simulated_s"], result["worker_span_s"] or 0,
@@ -134,7 +153,8 @@ def _tables(results):
              "| simulated: + worker overhead | ÷ span | simulated from the 1-worker log (+ overhead) | work | "
              "worker overhead | queued | longest chain | load before |",
              "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
-    one = {(r["staged"], r["rep"]): r for r in results if r["workers"] == 1}
+    # The simulation replays a log's action times: only where they are the worker's own.
+    one = {(r["staged"], r["rep"]): r for r in results if r["workers"] == 1 and "executor_s" not in r}
     for r in results:
         base = one.get((r["staged"], r["rep"]))
         from_one = (scaleout_lib.simulate(scaleout_lib.build_graph(cache_report_lib.read_log(base["log"]), "worker"),
@@ -155,9 +175,13 @@ def _tables(results):
                 r["workers"], r["rep"], executor_seconds(r), executor_seconds(base),
                 executor_seconds(r) / executor_seconds(base)))
     if ratios:
-        lines += ["", "Executor-seconds (work + worker overhead: every action's inputs staged, run, outputs "
-                  "uploaded), side by side: " + "; ".join(ratios) + "."]
+        how = ("the build's wall times the worker's jobs, an upper bound: RemoteWorker reports no worker timestamps"
+               if any("executor_s" in r for r in results) else
+               "work + worker overhead: every action's inputs staged, run, outputs uploaded")
+        lines += ["", "Executor-seconds (%s), side by side: %s." % (how, "; ".join(ratios))]
     for r in results:
+        if "executor_s" in r:
+            continue  # the log's times are the client's, queueing included: no per-stage split
         lines += ["", "%s: per stage (queued = REAPI queued -> worker start; run = execution wall; the worker's "
                   "means per action: inputs staged, run, outputs uploaded)" % r["name"], "",
                   "| stage | actions | queued mean | queued max | run total | inputs | run | outputs |",
@@ -182,8 +206,11 @@ def main(argv):
         raise app.UsageError("--workers must be between 1 and this machine's %d cores (one core per bot)" % cores)
     out = os.path.abspath(FLAGS.out)
     os.makedirs(os.path.join(out, "logs"), exist_ok=True)
-    prefix, bgd = rbe_cluster.install(FLAGS.cache_dir)
-    cluster = rbe_cluster.Cluster(os.path.join(out, "cluster"), prefix, bgd)
+    if FLAGS.executor == "remote_worker":
+        cluster = remote_worker_cluster.RemoteWorkerCluster(os.path.join(out, "cluster"))
+    else:
+        prefix, bgd = rbe_cluster.install(FLAGS.cache_dir)
+        cluster = rbe_cluster.Cluster(os.path.join(out, "cluster"), prefix, bgd)
     runner = Runner(out, workspace)
     results = []
     try:
@@ -202,7 +229,8 @@ def main(argv):
     curves = [scaleout_lib.curve("staged" if staged else "staged=false",
                                  cache_report_lib.read_log(next(r["log"] for r in results
                                                                 if r["staged"] == staged and r["workers"] == 1)))
-              for staged in ([True, False] if FLAGS.unstaged else [True]) if 1 in workers]
+              for staged in ([True, False] if FLAGS.unstaged else [True])
+              if 1 in workers and getattr(cluster, "metadata", True)]
     if curves:
         text += "\nsimulated from the 1-worker logs:\n\n```\n" + scaleout_lib.format_curves(curves, "table") + "```\n"
     with open(os.path.join(out, "results.md"), "w") as f:
