@@ -34,6 +34,7 @@ load(
     "LINK",
     "LINK_ARCH",
     "NOT_REGISTRATION_ARCH",
+    "OF_REGISTRATION_ARCH",
     "REAL",
     "REGISTRATION_ARCH",
     "SAME",
@@ -95,9 +96,11 @@ def registration_arch(virtuals, pinned_arch_list):
 
     nvcc's is the last virtual arch it compiles. For a build pinned to the
     shipped set (pinned_arch_list: its __CUDA_ARCH_LIST__, e.g.
-    "750,800,860,900"), the shipped set's last ("compute_90"), whichever of its
-    archs the build compiles: the stub, and so the host compile, is then the
-    same action in every build of the set or a subset of it.
+    "750,800,860,900") whose archs are plain (preprocessed_archs), the shipped
+    set's last ("compute_90"), whichever of its archs the build compiles: the
+    stub, and so the host compile, is then the same action in every build of
+    the set or a subset of it. (The preprocess writes that arch's device side
+    in every such build; elsewhere the build's last is preprocessed.)
 
     Args:
       virtuals: the source's virtual archs, in order.
@@ -106,9 +109,37 @@ def registration_arch(virtuals, pinned_arch_list):
     Returns:
       "compute_NN".
     """
-    if pinned_arch_list:
-        return "compute_%d" % (int(pinned_arch_list.split(",")[-1]) // 10)
+    last = "compute_%d" % (int(pinned_arch_list.split(",")[-1]) // 10) if pinned_arch_list else ""
+    if last and last in preprocessed_archs(virtuals, pinned_arch_list):
+        return last
     return virtuals[-1].virtual
+
+def preprocessed_archs(virtuals, pinned_arch_list):
+    """The virtual archs a source's preprocess writes the device side for.
+
+    In a build pinned to the shipped set (pinned_arch_list: its
+    __CUDA_ARCH_LIST__, e.g. "750,800,860,900") whose archs, and the shipped
+    set's, are all plain (compute_NN, whose preprocess commands differ in the
+    arch's number alone): every arch of the shipped set, whichever the build
+    compiles, so the preprocess is the same action in every build of the set
+    or a subset of it (the planner writes an arch nvcc's plan lacks from
+    another's command). Otherwise the build's own archs.
+
+    Args:
+      virtuals: the source's virtual archs, in order.
+      pinned_arch_list: the shipped set's __CUDA_ARCH_LIST__ for a pinned build, else "".
+
+    Returns:
+      A list of "compute_NN", the build's archs among them.
+    """
+    own = [v.virtual for v in virtuals]
+    if not pinned_arch_list:
+        return own
+    shipped = ["compute_%d" % (int(n) // 10) for n in pinned_arch_list.split(",")]
+    plain = [a for a in own + shipped if a.startswith("compute_") and a[len("compute_"):].isdigit()]
+    if len(plain) != len(own) + len(shipped) or [a for a in own if a not in shipped]:
+        return own
+    return shipped
 
 def _output_scope(key, table):
     for o in table.plan_outputs:
@@ -117,7 +148,7 @@ def _output_scope(key, table):
     for stage in table.stages:
         for o in stage.outputs:
             if o.key == key:
-                return stage.scope
+                return o.scope or stage.scope
     fail("no stage of the {} table writes output {}".format(table.name, key))
 
 def _project(inst, scope):
@@ -159,6 +190,8 @@ def read_keys(stage, inst, table, virtuals, link_archs, registration):
             found = [{"virtual": v.virtual} for v in virtuals if v.ptx or v.lto]
         elif selector == LAST:
             found = [{"arch": link_archs[-1]}]
+        elif selector == OF_REGISTRATION_ARCH:
+            found = [{"virtual": registration}]
         elif selector == REGISTRATION_ARCH or selector == NOT_REGISTRATION_ARCH:
             found = [_project(inst, scope)] if (inst.get("virtual") == registration) == (selector == REGISTRATION_ARCH) else []
         else:
@@ -170,7 +203,13 @@ def read_keys(stage, inst, table, virtuals, link_archs, registration):
                 keys.append(key)
     return keys
 
-def unit_graph(table, *, virtuals = [], link_archs = [], stem = "", name = "", registration = "", device_object = False):
+def _output_instances(output, inst, preprocessed):
+    """The instances of `output` one action of its stage writes: its own, or one per preprocessed arch (a per-arch output)."""
+    if output.scope == VIRTUAL and not inst:
+        return [{"virtual": a} for a in preprocessed]
+    return [inst]
+
+def unit_graph(table, *, virtuals = [], link_archs = [], stem = "", name = "", registration = "", device_object = False, preprocessed = []):
     """The actions and files of one source (or device link) compiled by `table`.
 
     Args:
@@ -181,6 +220,8 @@ def unit_graph(table, *, virtuals = [], link_archs = [], stem = "", name = "", r
       name: the device link target's name (a source: "").
       registration: the registration stub's arch (registration_arch; a device link: "").
       device_object: whether CudaPlan also writes the device_object script (relocatable code).
+      preprocessed: the archs a source-scope stage's per-arch outputs are for (preprocessed_archs;
+        default: the source's virtual archs).
 
     Returns:
       A dict: "actions": one dict per stage instance, in pipeline order (stage: its record, inst:
@@ -188,12 +229,13 @@ def unit_graph(table, *, virtuals = [], link_archs = [], stem = "", name = "", r
       reads); "files": {output key: path under the unit's directory} of every action's outputs and
       CudaPlan's; "scripts": {script key: path} of CudaPlan's scripts.
     """
+    preprocessed = preprocessed or [v.virtual for v in virtuals]
     candidates = []
     for stage in table.stages:
         for inst in instances(stage, virtuals, link_archs):
             candidates.append({
                 "inst": inst,
-                "outputs": [instance_key(o.key, inst) for o in stage.outputs],
+                "outputs": [instance_key(o.key, i) for o in stage.outputs for i in _output_instances(o, inst, preprocessed)],
                 "reads": read_keys(stage, inst, table, virtuals, link_archs, registration),
                 "script": instance_key(stage.name, inst),
                 "stage": stage,
@@ -215,7 +257,8 @@ def unit_graph(table, *, virtuals = [], link_archs = [], stem = "", name = "", r
     for a in actions:
         stage = a["stage"]
         for o in stage.outputs:
-            files[instance_key(o.key, a["inst"])] = output_path(o, a["inst"], stem, name)
+            for i in _output_instances(o, a["inst"], preprocessed):
+                files[instance_key(o.key, i)] = output_path(o, i, stem, name)
         scripts[a["script"]] = script_path(stage.script_name, a["inst"])
     if device_object:
         scripts[DEVICE_OBJECT_SCRIPT] = script_path(DEVICE_OBJECT_SCRIPT, {})

@@ -20,6 +20,7 @@ EMBEDDED = "embedded"
 LAST = "last"
 REGISTRATION_ARCH = "registration_arch"
 NOT_REGISTRATION_ARCH = "not_registration_arch"
+OF_REGISTRATION_ARCH = "of_registration_arch"
 
 # The rules' action hooks (actions/hooks.bzl).
 LINK_INPUTS = "link_inputs"
@@ -33,29 +34,30 @@ LAYOUT = "plan/layout.json"
 
 # CudaPlan's outputs besides the scripts.
 PLAN_OUTPUTS = [
-    struct(key = "module_id", pattern = "{stem}.module_id", lto_pattern = ""),
-    struct(key = "nvcc_args", pattern = "plan/nvcc_args.json", lto_pattern = ""),
-    struct(key = "fatbin_decl", pattern = "host/{stem}.fatbin.c", lto_pattern = ""),
+    struct(key = "module_id", pattern = "{stem}.module_id", lto_pattern = "", scope = ""),
+    struct(key = "nvcc_args", pattern = "plan/nvcc_args.json", lto_pattern = "", scope = ""),
+    struct(key = "fatbin_decl", pattern = "host/{stem}.fatbin.c", lto_pattern = "", scope = ""),
 ]
 
 LINK_PLAN_OUTPUTS = [
-    struct(key = "nvcc_args", pattern = "plan/nvcc_args.json", lto_pattern = ""),
-    struct(key = "markers", pattern = "plan/markers.h", lto_pattern = ""),
+    struct(key = "nvcc_args", pattern = "plan/nvcc_args.json", lto_pattern = "", scope = ""),
+    struct(key = "markers", pattern = "plan/markers.h", lto_pattern = "", scope = ""),
 ]
 
 CLANG_PLAN_OUTPUTS = [
-    struct(key = "module_id", pattern = "{stem}.module_id", lto_pattern = ""),
-    struct(key = "nvcc_args", pattern = "plan/clang_args.json", lto_pattern = ""),
+    struct(key = "module_id", pattern = "{stem}.module_id", lto_pattern = "", scope = ""),
+    struct(key = "nvcc_args", pattern = "plan/clang_args.json", lto_pattern = "", scope = ""),
 ]
 
 # One .cu file compiled in stages (cuda_library, cuda_objects).
 
-HOST_PREPROCESS = struct(
-    name = "host_preprocess",
-    mnemonic = "CudaHostPreprocess",
+PREPROCESS = struct(
+    name = "preprocess",
+    mnemonic = "CudaPreprocess",
     scope = "source",
     outputs = [
-        struct(key = "cpp4", pattern = "{stem}.cpp4.ii", lto_pattern = ""),
+        struct(key = "cpp4", pattern = "{stem}.cpp4.ii", lto_pattern = "", scope = ""),
+        struct(key = "cpp1", pattern = "{virtual}/{stem}.cpp1.ii", lto_pattern = "", scope = "virtual"),
     ],
     reads = [],
     source = True,
@@ -63,10 +65,10 @@ HOST_PREPROCESS = struct(
     toolkit = [],
     device = False,
     exec_group = "",
-    progress = "Preprocessing host code of %{label}: %{output}",
+    progress = "Preprocessing %{label}: %{output}",
     hook = "",
-    script_name = "host_preprocess",
-    doc = "the host compiler's -E for the host side (cudafe++'s input)",
+    script_name = "preprocess",
+    doc = "the host compiler's -E of the host side (cudafe++'s input) and of each arch's device side (cicc's): the one action per source that reads its headers, for every arch of the shipped set in a build of (a subset of) it",
 )
 
 FRONTEND = struct(
@@ -74,7 +76,7 @@ FRONTEND = struct(
     mnemonic = "CudaFrontend",
     scope = "source",
     outputs = [
-        struct(key = "cudafe1_cpp", pattern = "{stem}.cudafe1.cpp", lto_pattern = ""),
+        struct(key = "cudafe1_cpp", pattern = "{stem}.cudafe1.cpp", lto_pattern = "", scope = ""),
     ],
     reads = [("cpp4", "same"), ("module_id", "same")],
     source = False,
@@ -93,38 +95,19 @@ REGISTRATION_STUB = struct(
     mnemonic = "CudaRegistrationStub",
     scope = "source",
     outputs = [
-        struct(key = "registration_stub", pattern = "host/{stem}.cudafe1.stub.c", lto_pattern = ""),
-        struct(key = "registration_cicc_input", pattern = "host/{stem}.stub_arch_cicc_input", lto_pattern = ""),
+        struct(key = "registration_stub", pattern = "host/{stem}.cudafe1.stub.c", lto_pattern = "", scope = ""),
+        struct(key = "registration_cicc_input", pattern = "host/{stem}.stub_arch_cicc_input", lto_pattern = "", scope = ""),
     ],
-    reads = [("module_id", "same")],
-    source = True,
-    host_compiler = True,
+    reads = [("cpp1", "of_registration_arch"), ("module_id", "same")],
+    source = False,
+    host_compiler = False,
     toolkit = ["cicc_files"],
     device = False,
     exec_group = "",
     progress = "Writing the registration stub of %{label} (cicc front end): %{output}",
     hook = "",
     script_name = "registration_stub",
-    doc = "the registration stub the host compile includes, from one fixed arch's device preprocess and cicc front end (whose NVVM IR that arch's CudaCicc compiles on), so the host compile waits for no optimizing cicc and its key holds no arch",
-)
-
-DEVICE_PREPROCESS = struct(
-    name = "device_preprocess",
-    mnemonic = "CudaDevicePreprocess",
-    scope = "virtual",
-    outputs = [
-        struct(key = "cpp1", pattern = "{virtual}/{stem}.cpp1.ii", lto_pattern = ""),
-    ],
-    reads = [],
-    source = True,
-    host_compiler = True,
-    toolkit = [],
-    device = True,
-    exec_group = "",
-    progress = "Preprocessing device code of %{label} for {arch}: %{output}",
-    hook = "",
-    script_name = "device_preprocess",
-    doc = "the host compiler's -E for one virtual arch (cicc's input)",
+    doc = "the registration stub the host compile includes, from one fixed arch's cicc front end on that arch's preprocessed source (its NVVM IR that arch's CudaCicc compiles on), so the host compile waits for no optimizing cicc and its key holds no arch",
 )
 
 CICC = struct(
@@ -132,7 +115,7 @@ CICC = struct(
     mnemonic = "CudaCicc",
     scope = "virtual",
     outputs = [
-        struct(key = "ptx", pattern = "{virtual}/{stem}.ptx", lto_pattern = "{virtual}/{stem}.ltoir"),
+        struct(key = "ptx", pattern = "{virtual}/{stem}.ptx", lto_pattern = "{virtual}/{stem}.ltoir", scope = ""),
     ],
     reads = [("cpp1", "not_registration_arch"), ("registration_cicc_input", "registration_arch"), ("module_id", "same")],
     source = False,
@@ -151,7 +134,7 @@ PTXAS = struct(
     mnemonic = "CudaPtxas",
     scope = "real",
     outputs = [
-        struct(key = "cubin", pattern = "{virtual}/{real}/{stem}.cubin", lto_pattern = ""),
+        struct(key = "cubin", pattern = "{virtual}/{real}/{stem}.cubin", lto_pattern = "", scope = ""),
     ],
     reads = [("ptx", "same")],
     source = False,
@@ -170,7 +153,7 @@ HOST_COMPILE = struct(
     mnemonic = "CudaHostCompile",
     scope = "source",
     outputs = [
-        struct(key = "host_obj", pattern = "{stem}.host.o", lto_pattern = ""),
+        struct(key = "host_obj", pattern = "{stem}.host.o", lto_pattern = "", scope = ""),
     ],
     reads = [("cudafe1_cpp", "same"), ("registration_stub", "same"), ("fatbin_decl", "same")],
     source = False,
@@ -189,8 +172,8 @@ EMBED_FATBIN = struct(
     mnemonic = "CudaEmbedFatbin",
     scope = "source",
     outputs = [
-        struct(key = "obj", pattern = "{stem}.o", lto_pattern = ""),
-        struct(key = "fatbin", pattern = "{stem}.fatbin", lto_pattern = ""),
+        struct(key = "obj", pattern = "{stem}.o", lto_pattern = "", scope = ""),
+        struct(key = "fatbin", pattern = "{stem}.fatbin", lto_pattern = "", scope = ""),
     ],
     reads = [("cubin", "all"), ("ptx", "embedded"), ("host_obj", "same")],
     source = False,
@@ -205,10 +188,9 @@ EMBED_FATBIN = struct(
 )
 
 COMPILE_STAGES = [
-    HOST_PREPROCESS,
+    PREPROCESS,
     FRONTEND,
     REGISTRATION_STUB,
-    DEVICE_PREPROCESS,
     CICC,
     PTXAS,
     HOST_COMPILE,
@@ -222,7 +204,7 @@ CLANG_DEVICE = struct(
     mnemonic = "CudaClangDevice",
     scope = "virtual",
     outputs = [
-        struct(key = "ptx", pattern = "{virtual}/{stem}.ptx", lto_pattern = ""),
+        struct(key = "ptx", pattern = "{virtual}/{stem}.ptx", lto_pattern = "", scope = ""),
     ],
     reads = [],
     source = True,
@@ -241,7 +223,7 @@ CLANG_FATBINARY = struct(
     mnemonic = "CudaFatbinary",
     scope = "source",
     outputs = [
-        struct(key = "fatbin", pattern = "{stem}.fatbin", lto_pattern = ""),
+        struct(key = "fatbin", pattern = "{stem}.fatbin", lto_pattern = "", scope = ""),
     ],
     reads = [("cubin", "all"), ("ptx", "embedded")],
     source = False,
@@ -260,7 +242,7 @@ CLANG_HOST_COMPILE = struct(
     mnemonic = "CudaClangHost",
     scope = "source",
     outputs = [
-        struct(key = "host_obj", pattern = "{stem}.host.o", lto_pattern = ""),
+        struct(key = "host_obj", pattern = "{stem}.host.o", lto_pattern = "", scope = ""),
     ],
     reads = [],
     source = True,
@@ -279,7 +261,7 @@ CLANG_EMBED = struct(
     mnemonic = "CudaClangEmbed",
     scope = "source",
     outputs = [
-        struct(key = "obj", pattern = "{stem}.o", lto_pattern = ""),
+        struct(key = "obj", pattern = "{stem}.o", lto_pattern = "", scope = ""),
     ],
     reads = [("host_obj", "same"), ("fatbin", "same")],
     source = False,
@@ -308,8 +290,8 @@ DEVICE_LINK = struct(
     mnemonic = "CudaDeviceLink",
     scope = "link_arch",
     outputs = [
-        struct(key = "cubin", pattern = "{arch}/{name}.cubin", lto_pattern = ""),
-        struct(key = "reg_c", pattern = "{arch}/{name}.reg.c", lto_pattern = ""),
+        struct(key = "cubin", pattern = "{arch}/{name}.cubin", lto_pattern = "", scope = ""),
+        struct(key = "reg_c", pattern = "{arch}/{name}.reg.c", lto_pattern = "", scope = ""),
     ],
     reads = [],
     source = False,
@@ -328,8 +310,8 @@ LINK_FATBINARY = struct(
     mnemonic = "CudaFatbinary",
     scope = "link",
     outputs = [
-        struct(key = "fatbin_c", pattern = "{name}.fatbin.c", lto_pattern = ""),
-        struct(key = "fatbin", pattern = "{name}.fatbin", lto_pattern = ""),
+        struct(key = "fatbin_c", pattern = "{name}.fatbin.c", lto_pattern = "", scope = ""),
+        struct(key = "fatbin", pattern = "{name}.fatbin", lto_pattern = "", scope = ""),
     ],
     reads = [("cubin", "all")],
     source = False,
@@ -348,7 +330,7 @@ LINK_STUB = struct(
     mnemonic = "CudaLinkStub",
     scope = "link",
     outputs = [
-        struct(key = "obj", pattern = "{name}.dlink.o", lto_pattern = ""),
+        struct(key = "obj", pattern = "{name}.dlink.o", lto_pattern = "", scope = ""),
     ],
     reads = [("fatbin_c", "same"), ("reg_c", "last"), ("markers", "same")],
     source = False,
@@ -418,10 +400,10 @@ KEYS = struct(
 )
 
 # Every mnemonic, in pipeline order.
-MNEMONICS = ["CudaPlan", "CudaHostPreprocess", "CudaFrontend", "CudaRegistrationStub", "CudaDevicePreprocess", "CudaCicc", "CudaPtxas", "CudaHostCompile", "CudaEmbedFatbin", "CudaCompile", "CudaClangDevice", "CudaFatbinary", "CudaClangHost", "CudaClangEmbed", "CudaDeviceLink", "CudaLinkStub"]
+MNEMONICS = ["CudaPlan", "CudaPreprocess", "CudaFrontend", "CudaRegistrationStub", "CudaCicc", "CudaPtxas", "CudaHostCompile", "CudaEmbedFatbin", "CudaCompile", "CudaClangDevice", "CudaFatbinary", "CudaClangHost", "CudaClangEmbed", "CudaDeviceLink", "CudaLinkStub"]
 
 # The mnemonics of the stages that produce device code.
-DEVICE_MNEMONICS = ["CudaCicc", "CudaClangDevice", "CudaDeviceLink", "CudaDevicePreprocess", "CudaPtxas"]
+DEVICE_MNEMONICS = ["CudaCicc", "CudaClangDevice", "CudaDeviceLink", "CudaPtxas"]
 
 # The keys of the layout files the rules write for CudaPlan (tools/nvcc_plan/layout.py reads them):
 # a source's, one entry of its archs, a device link's, one entry of its inputs.

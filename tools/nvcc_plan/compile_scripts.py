@@ -54,7 +54,7 @@ def for_source(plan, layout):
 
 
 # The steps whose commands define __CUDA_ARCH_LIST__ (the records that pin it).
-_PINNED_STEPS = {s.step for s in stages.COMPILE_STAGES if s.pin_arch_list}
+_PINNED_STEPS = {step for s in stages.COMPILE_STAGES if s.pin_arch_list for step in s.steps}
 
 
 def _from_step(unit, action):
@@ -71,10 +71,43 @@ def _frontend(unit, action):
     return unit.script(action, argv, post=scripts_lib.blank_disabled_device_code(unit.layout.files[KEYS.cudafe1_cpp]))
 
 
-def _device_preprocess(unit, action):
-    """The host compiler's -E for one virtual arch, with only the C++ toolchain's flags that shape device code."""
-    arch = action["inst"]["virtual"]
-    return unit.script(action, device_toolchain_flags(unit.layout, unit.command(unit.command_of(stages.DEVICE_PREPROCESS, action["inst"])), arch))
+def _device_preprocess_command(unit, arch):
+    """nvcc's device preprocess of one virtual arch, or, for an arch the plan does not compile, another plain arch's made its own.
+
+    The preprocess writes every arch of the shipped set (stage_graph.preprocessed_archs),
+    so that it is one action in every build of the set or a subset of it: nvcc's commands
+    for two plain archs differ in -D__CUDA_ARCH__ alone, but for file names
+    (//tools/nvcc_plan:compile_scripts_test).
+    """
+    layout = unit.layout
+    if arch in layout.virtual_archs:
+        return unit.sub_command_of(stages.PREPROCESS, arch)
+    plain = [a for a in layout.virtual_archs if _PLAIN_VIRTUAL.fullmatch(a)]
+    command = _retarget(unit.sub_command_of(stages.PREPROCESS, plain[-1]), _arch_define(plain[-1]), _arch_define(arch)) if plain else None
+    if command is None:
+        scripts_lib.fail(layout.display_label, "cannot preprocess %s, an arch of the shipped set this build does not compile, "
+                         "from nvcc's plan of %s. Build the whole shipped set, or set --@rules_cuda_stages//cuda_rules:shipped_archs=same."
+                         % (arch, ", ".join(layout.virtual_archs)))
+    return command
+
+
+def _device_preprocess_argv(unit, arch):
+    """The device preprocess of one arch as the preprocess script runs it: into its declared file, with only the
+    C++ toolchain's flags that shape device code."""
+    argv = unit.command(_device_preprocess_command(unit, arch))
+    argv = _rename_args(argv, {dryrun.value_after(argv, "-o"): unit.layout.files[stage_graph.instance_key(KEYS.cpp1, {"virtual": arch})]})
+    return device_toolchain_flags(unit.layout, argv, arch)
+
+
+def _preprocess(unit, action):
+    """The host side's -E, then each preprocessed arch's device side's: every command with the host compiler's hints."""
+    layout = unit.layout
+    commands = [unit.command(unit.only(stages.PREPROCESS))] + [_device_preprocess_argv(unit, a) for a in layout.preprocessed_archs]
+    lines = scripts_lib.preamble(scripts_lib.stage_comment(layout.label, layout.src, stages.PREPROCESS.mnemonic), unit.exports)
+    lines += scripts_lib.temp_dir_lines()
+    for argv in commands:
+        lines += _with_hints(layout, stages.PREPROCESS.mnemonic, argv)
+    return {layout.scripts[action["script"]]: "\n".join(lines) + "\n"}
 
 
 def _host_compile_argv(unit):
@@ -101,7 +134,7 @@ def _embed(unit, action):
 def _registration(unit):
     """(arch, device preprocess, cicc, host compile, split of the cicc) of the registration stub (registration_commands)."""
     layout = unit.layout
-    dpps = {a: unit.command_of(stages.DEVICE_PREPROCESS, {"virtual": a}) for a in layout.virtual_archs}
+    dpps = {a: unit.sub_command_of(stages.PREPROCESS, a) for a in layout.virtual_archs}
     ciccs = {a: unit.command_of(stages.CICC, {"virtual": a}) for a in layout.virtual_archs}
     arch, dpp, cicc, host_compile = registration_commands(layout, dpps, ciccs, unit.only(stages.HOST_COMPILE))
     cicc = unit.command(cicc)
@@ -119,13 +152,13 @@ def _registration(unit):
 def _registration_stub(unit, action):
     layout = unit.layout
     arch, dpp, cicc, _, split = _registration(unit)
-    extra_dpp = None
-    if arch != layout.registration_arch and layout.registration_arch in layout.virtual_archs:
-        inst = {"virtual": layout.registration_arch}
-        extra_dpp = device_toolchain_flags(layout, unit.command(unit.command_of(stages.DEVICE_PREPROCESS, inst)), layout.registration_arch)
+    if arch != layout.registration_arch:
+        # (registration_commands could not make the arch's commands from another's.)
+        scripts_lib.fail(layout.display_label, "cannot write the registration stub for %s from nvcc's plan of %s. "
+                         "Build with staged = False, or set --@rules_cuda_stages//cuda_rules:shipped_archs=same."
+                         % (layout.registration_arch, ", ".join(layout.virtual_archs)))
     return {layout.scripts[action["script"]]: registration_stub_script(
-        layout, unit.exports, arch, device_toolchain_flags(layout, unit.command(dpp), arch), cicc, split, extra_dpp=extra_dpp,
-    )}
+        layout, unit.exports, arch, dryrun.value_after(unit.command(dpp), "-o"), cicc, split)}
 
 
 def _cicc(unit, action):
@@ -145,16 +178,16 @@ def _cicc(unit, action):
             argv, link, check = split[1], (stub_input, _TMP + "/stub_arch.bc"), layout.files[stage_graph.instance_key(KEYS.ptx, action["inst"])]
         else:
             link = (stub_input, _TMP + "/stub_arch.cpp1.ii")
-            preprocessed = unit.rename(unit.command_of(stages.DEVICE_PREPROCESS, action["inst"]).outputs[0])
+            preprocessed = unit.rename(unit.sub_command_of(stages.PREPROCESS, arch).outputs[0])
             argv = _rename_args(argv, {preprocessed: link[1]})
     return {layout.scripts[action["script"]]: cicc_script(layout, unit.exports, arch, argv, link, check)}
 
 
 # The stages whose script is more than their step's command as it is.
 PLANNER = {
+    stages.PREPROCESS: _preprocess,
     stages.FRONTEND: _frontend,
     stages.REGISTRATION_STUB: _registration_stub,
-    stages.DEVICE_PREPROCESS: _device_preprocess,
     stages.CICC: _cicc,
     stages.HOST_COMPILE: _host_compile,
     stages.EMBED_FATBIN: _embed,
@@ -219,34 +252,31 @@ def _retarget(command, old, new):
     return dataclasses.replace(command, argv=argv)
 
 
-def registration_stub_script(layout, exports, arch, dpp, cicc, split, *, extra_dpp=None):
-    """CudaRegistrationStub: the registration arch's device preprocess and cicc front end: the stub and that arch's cicc input.
+def registration_stub_script(layout, exports, arch, preprocessed, cicc, split):
+    """CudaRegistrationStub: the registration arch's cicc front end on its preprocessed source: the stub and that arch's cicc input.
 
-    `dpp` and `cicc` are the registration arch's commands, their files already named
-    as the rules declared them for that arch. The stub goes to the declared
-    file the host compile includes; cicc's other front-end outputs and the
-    preprocessed file to a temporary directory (none of their names reaches
-    the stub or the IR). With `split` (cicc_split.split's two commands) the
-    front end writes the NVVM IR to the declared `registration_cicc_input`, which that
-    arch's CudaCicc compiles with libnvvm alone; without, the preprocessed
-    source is that file and the front end runs syntax-only (CudaCicc runs the
-    whole cicc). `extra_dpp`: where the stub is another arch's than the rules'
-    registration arch (registration_commands could not retarget), the rules' registration arch's
-    preprocess, whose output that arch's CudaCicc reads.
+    `cicc` is the registration arch's command, its files already named as the
+    rules declared them; it reads `preprocessed` (its name in `cicc`), which
+    is CudaPreprocess's output for the arch. The stub goes to the declared
+    file the host compile includes; cicc's other front-end outputs to a
+    temporary directory (none of their names reaches the stub or the IR).
+    With `split` (cicc_split.split's two commands) the front end writes the
+    NVVM IR to the declared `registration_cicc_input`, which that arch's
+    CudaCicc compiles with libnvvm alone; without, the preprocessed source is
+    that file and the front end runs syntax-only (CudaCicc runs the whole cicc).
     """
     files = layout.files
     stub_input = files[KEYS.registration_cicc_input]
-    ii = _TMP + "/stub_arch.cpp1.ii"
+    ii = files[stage_graph.instance_key(KEYS.cpp1, {"virtual": arch})]
     local = {
-        dryrun.value_after(dpp, "-o"): ii,
+        preprocessed: ii,
         dryrun.value_after(cicc, "-o"): _TMP + "/stub.ptx",
         dryrun.value_after(cicc, "--stub_file_name"): files[KEYS.registration_stub],
     }
-    dpp = _rename_args(dpp, local)
     lines = scripts_lib.preamble(
         scripts_lib.stage_comment(layout.label, layout.src, stages.REGISTRATION_STUB.mnemonic, arch), exports
     )
-    lines += scripts_lib.temp_dir_lines() + [_line(dpp)]
+    lines += scripts_lib.temp_dir_lines()
     if split:
         front = _rename_args(split[0], local)
         front[front.index(_TMP + "/stub_arch.bc")] = stub_input
@@ -255,10 +285,7 @@ def registration_stub_script(layout, exports, arch, dpp, cicc, split, *, extra_d
         lines.append(_wrote(stub_input))
     else:
         lines.append(_line(_rename_args(cicc, local) + FRONT_END_ONLY))
-        if extra_dpp:
-            lines.append(_line(_rename_args(extra_dpp, {dryrun.value_after(extra_dpp, "-o"): stub_input})))
-        else:
-            lines.append(_line(["cp", ii, stub_input]))
+        lines.append(_line(["cp", ii, stub_input]))
     return "\n".join(lines) + "\n"
 
 
@@ -298,6 +325,17 @@ def _quote(arg):
     if _TMP in arg or "@PWD@" in arg:
         raise ValueError("a placeholder inside an argument: %r" % arg)
     return shlex.quote(arg)
+
+
+def _with_hints(layout, mnemonic, argv):
+    """Lines that run `argv`; on its failure, its errors, then the host compiler's known hints, and exit."""
+    return [
+        '%s 2>"$tmp/err" || { rc=$?; cat "$tmp/err" >&2' % " ".join(_quote(a) for a in argv),
+    ] + [
+        "  if grep -q %s \"$tmp/err\"; then echo %s >&2; fi" % (
+            shlex.quote(needle), shlex.quote("rules_cuda_stages: %s (%s): %s" % (layout.label, mnemonic, hint)))
+        for needle, hint in scripts_lib.HINTS
+    ] + ["  exit $rc; }", 'cat "$tmp/err" >&2']
 
 
 def _wrote(path):

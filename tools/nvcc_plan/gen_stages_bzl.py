@@ -31,7 +31,8 @@ def _strs(values):
 
 
 def _output(o):
-    return "struct(key = %s, pattern = %s, lto_pattern = %s)" % (_str(o.key), _str(o.pattern), _str(o.lto_pattern))
+    return "struct(key = %s, pattern = %s, lto_pattern = %s, scope = %s)" % (
+        _str(o.key), _str(o.pattern), _str(o.lto_pattern), _str(o.scope))
 
 
 def _outputs(outputs, indent):
@@ -110,7 +111,7 @@ def render():
         "# Selectors of `reads`.\n"
         + "".join(
             "%s = %s\n" % (n, _str(getattr(stages, n)))
-            for n in ("SAME", "ALL", "EMBEDDED", "LAST", "REGISTRATION_ARCH", "NOT_REGISTRATION_ARCH")
+            for n in ("SAME", "ALL", "EMBEDDED", "LAST", "REGISTRATION_ARCH", "NOT_REGISTRATION_ARCH", "OF_REGISTRATION_ARCH")
         ),
         "# The rules' action hooks (actions/hooks.bzl).\n"
         + "".join("%s = %s\n" % (n, _str(getattr(stages, n))) for n in ("LINK_INPUTS", "SPLICE_TOOL")),

@@ -177,10 +177,16 @@ class CompileLayout:
         """The arch whose cicc front end writes the registration stub (stage_graph.registration_arch)."""
         return stage_graph.registration_arch(self.archs, self.pinned_arch_list)
 
+    @property
+    def preprocessed_archs(self):
+        """The archs the preprocess writes the device side for (stage_graph.preprocessed_archs)."""
+        return stage_graph.preprocessed_archs(self.archs, self.pinned_arch_list)
+
     def graph(self):
         """The unit's graph (stage_graph.unit_graph): what the rules declared, as the table gives it."""
         return stage_graph.unit_graph(
-            self.stage_table, virtuals=self.archs, stem=self.stem, registration=self.registration_arch, device_object=self.rdc
+            self.stage_table, virtuals=self.archs, stem=self.stem, registration=self.registration_arch, device_object=self.rdc,
+            preprocessed=self.preprocessed_archs
         )
 
     @property

@@ -38,7 +38,12 @@ def _command_key(stage, command):
     return "/".join([stage.name] + parts)
 
 
-def match_steps(plan, table, units, label, fix, compiler="nvcc"):
+def _sub_key(stage, arch):
+    """The key of a stage's sub_step command for one virtual arch: "device_cpp/compute_80"."""
+    return stage_graph.instance_key(stage.sub_step, {"virtual": arch})
+
+
+def match_steps(plan, table, units, label, fix, compiler="nvcc", virtuals=()):
     """The one check that a plan can run as the table's stages: {instance key: its command}.
 
     Every command of the plan must be of a step some stage of `table` is made
@@ -55,11 +60,12 @@ def match_steps(plan, table, units, label, fix, compiler="nvcc"):
       label: the target, for messages.
       fix: what the message of an unknown step tells the user to do.
       compiler: whose plan it is, for messages.
+      virtuals: the unit's virtual archs: a stage's sub_step has one command per arch.
 
     Returns:
-      {instance key: Command}.
+      {instance key: Command}; a sub_step's commands by _sub_key.
     """
-    steps = {s.step for s in table.stages if s.step}
+    steps = {step for s in table.stages for step in s.steps}
     odd = [c for c in plan.commands if c.step != stages.STEP_CLEANUP and c.step not in steps]
     if odd:
         fail(
@@ -84,6 +90,15 @@ def match_steps(plan, table, units, label, fix, compiler="nvcc"):
                 % (compiler, stage.name, sorted(k.split("/", 1)[1] for k in have), sorted(k.split("/", 1)[1] for k in want)),
             )
         found.update({k: c[0] for k, c in have.items()})
+        if stage.sub_step:
+            subs = {}
+            for command in plan.by_step(stage.sub_step):
+                subs.setdefault(_sub_key(stage, command.arch), []).append(command)
+            want = [_sub_key(stage, a) for a in virtuals]
+            if sorted(subs) != sorted(want) or any(len(c) != 1 for c in subs.values()):
+                fail(label, "%s plans %s for %s, the rule declared %s" % (
+                    compiler, stage.sub_step, sorted(k.split("/", 1)[1] for k in subs), sorted(virtuals)))
+            found.update({k: c[0] for k, c in subs.items()})
     return found
 
 
@@ -118,13 +133,17 @@ class Unit:
           The Unit.
         """
         table = layout.stage_table
-        commands = match_steps(plan, table, units, layout.display_label, fix, compiler)
+        virtuals = [a.virtual for a in layout.archs] if any(s.sub_step for s in table.stages) else []
+        commands = match_steps(plan, table, units, layout.display_label, fix, compiler, virtuals)
         graph = layout.graph()
         renames = {}
         for action in graph["actions"]:
             command = commands.get(action["script"])
             if command is not None:
                 renames.update(_names_of(action["stage"], action["inst"], command, layout.files))
+            stage = action["stage"]
+            for arch in virtuals if stage.sub_step else ():
+                renames.update(_names_of(stage, {"virtual": arch}, commands[_sub_key(stage, arch)], layout.files, sub=True))
         toolkit = ToolkitPaths(plan.env_dict(), layout.toolkit_root)
         exports = exports(toolkit) if exports else env_exports(layout.toolkit_root)
         return cls(plan, layout, graph, commands, Renamer(renames), toolkit, exports, set(pinned_steps))
@@ -132,6 +151,10 @@ class Unit:
     def command_of(self, stage, inst):
         """The plan's command an instance of `stage` is made from (whether the unit has the instance or not)."""
         return self.commands[stage_graph.instance_key(stage.name, inst)]
+
+    def sub_command_of(self, stage, arch):
+        """The plan's command of `stage`'s sub_step for one of the unit's virtual archs."""
+        return self.commands[_sub_key(stage, arch)]
 
     def only(self, stage):
         return self.command_of(stage, {})
@@ -170,14 +193,19 @@ _TOOLKIT_TOOLS = ("cudafe++", "ptxas", "fatbinary", "nvlink")
 TMP = "@TMP@"
 
 
-def _names_of(stage, inst, command, files):
-    """{name in `command`: the name in the script} of the files an instance of `stage` writes or names (its record)."""
+def _names_of(stage, inst, command, files, sub=False):
+    """{name in `command`: the name in the script} of the files an instance of `stage` writes or names (its record).
+
+    `sub`: `command` is of the stage's sub_step, for the arch of `inst`: only its per-arch outputs.
+    """
     out = {}
     for o in stage.outputs:
+        if bool(o.scope) != sub:
+            continue
         if o.named_by:
             named = command.outputs[0] if o.named_by == stages.STEP_OUTPUT else dryrun.value_after(command.argv, o.named_by)
             out[named] = files[stage_graph.instance_key(o.key, inst)]
-    for flag, how, target in stage.names:
+    for flag, how, target in () if sub else stage.names:
         if how == stages.PATH:
             name = files[target]
         elif how == stages.BASENAME:

@@ -35,6 +35,7 @@ EMBEDDED = "embedded"  # the virtual archs whose PTX (or LTO IR) the fatbinary e
 LAST = "last"  # the last real arch of a device link
 REGISTRATION_ARCH = "registration_arch"  # only the instance of the registration stub's arch reads it
 NOT_REGISTRATION_ARCH = "not_registration_arch"  # SAME, but not in the instance of the registration stub's arch
+OF_REGISTRATION_ARCH = "of_registration_arch"  # the registration stub's arch's instance (of a per-arch output)
 
 # The steps of nvcc's plan (dryrun.classify) and clang's (clang_dryrun): the
 # commands a stage's script is made from (a record's `step`).
@@ -85,12 +86,16 @@ class Output:
     `named_by`: where the stage's step writes it (STEP_OUTPUT: the command's
     output file; else the flag whose value it is), so the planner renames it
     to the declared file; "" for a file the planner's script writes itself.
+    `scope`: VIRTUAL for a source-scope stage's output per arch (one file per
+    arch the unit preprocesses: stage_graph.preprocessed_archs), written by
+    the command of the stage's `sub_step`; "" for the stage's own scope.
     """
 
     key: str
     pattern: str
     lto_pattern: str = ""
     named_by: str = ""
+    scope: str = ""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -128,6 +133,7 @@ class Stage:
     hook: str = ""  # the rules' action hook (LINK_INPUTS, SPLICE_TOOL), "" for none
     script: str = ""  # its scripts' name (plan/<script>[.<arch>].sh) where it is not the stage's name
     step: str = ""  # the plan's step its script is made from, "" for a script the planner writes itself
+    sub_step: str = ""  # a per-arch step its script also runs, once per arch its per-arch outputs are for
     names: tuple = ()  # ((flag, PATH|BASENAME|TEMPORARY, output key or temporary name), ...) in the step's command
     pin_arch_list: bool = False  # its command defines __CUDA_ARCH_LIST__, pinned to the shipped set's
     hints: bool = False  # the script ends a failure with the host compiler's known hints
@@ -141,6 +147,11 @@ class Stage:
     @property
     def script_name(self):
         return self.script or self.name
+
+    @property
+    def steps(self):
+        """The plan's steps its script runs: `step`, and `sub_step` once per arch."""
+        return tuple(s for s in (self.step, self.sub_step) if s)
 
 
 # Files of a source that no stage script writes: CudaPlan's own outputs.
@@ -165,18 +176,25 @@ DEVICE_OBJECT_SCRIPT = "device_object"
 
 # --- One .cu file compiled in stages (cuda_library, cuda_objects) ---------------
 
-HOST_PREPROCESS = Stage(
-    mnemonic="CudaHostPreprocess",
+PREPROCESS = Stage(
+    mnemonic="CudaPreprocess",
     scope=SOURCE,
-    outputs=(Output("cpp4", "{stem}.cpp4.ii", named_by=STEP_OUTPUT),),
+    outputs=(
+        Output("cpp4", "{stem}.cpp4.ii", named_by=STEP_OUTPUT),
+        # One per arch it preprocesses: in a build of the shipped set or a subset
+        # of it, every arch of the set, so that the action is CI's in every such build.
+        Output("cpp1", "{virtual}/{stem}.cpp1.ii", named_by=STEP_OUTPUT, scope=VIRTUAL),
+    ),
     source=True,
     host_compiler=True,
-    progress="Preprocessing host code of %{label}: %{output}",
-    doc="the host compiler's -E for the host side (cudafe++'s input)",
+    progress="Preprocessing %{label}: %{output}",
+    doc="the host compiler's -E of the host side (cudafe++'s input) and of each arch's device side (cicc's): the one "
+    "action per source that reads its headers, for every arch of the shipped set in a build of (a subset of) it",
     step=STEP_HOST_CPP,
+    sub_step=STEP_DEVICE_CPP,
     pin_arch_list=True,
     hints=True,
-    weight=0.7,
+    weight=1.5,
 )
 FRONTEND = Stage(
     mnemonic="CudaFrontend",
@@ -201,28 +219,13 @@ REGISTRATION_STUB = Stage(
         # cannot be split (cicc_split.py), the arch's preprocessed source.
         Output("registration_cicc_input", "host/{stem}.stub_arch_cicc_input"),
     ),
-    reads=(("module_id", SAME),),
-    source=True,
-    host_compiler=True,
+    reads=(("cpp1", OF_REGISTRATION_ARCH), ("module_id", SAME)),
     toolkit=("cicc_files",),
     progress="Writing the registration stub of %{label} (cicc front end): %{output}",
-    doc="the registration stub the host compile includes, from one fixed arch's device preprocess and cicc front end "
-    "(whose NVVM IR that arch's CudaCicc compiles on), so the host compile waits for no optimizing cicc and its key holds no arch",
+    doc="the registration stub the host compile includes, from one fixed arch's cicc front end on that arch's "
+    "preprocessed source (its NVVM IR that arch's CudaCicc compiles on), so the host compile waits for no optimizing "
+    "cicc and its key holds no arch",
     weight=1.5,
-)
-DEVICE_PREPROCESS = Stage(
-    mnemonic="CudaDevicePreprocess",
-    scope=VIRTUAL,
-    outputs=(Output("cpp1", "{virtual}/{stem}.cpp1.ii", named_by=STEP_OUTPUT),),
-    source=True,
-    host_compiler=True,
-    device=True,
-    progress="Preprocessing device code of %{label} for {arch}: %{output}",
-    doc="the host compiler's -E for one virtual arch (cicc's input)",
-    step=STEP_DEVICE_CPP,
-    pin_arch_list=True,
-    hints=True,
-    weight=0.8,
 )
 CICC = Stage(
     mnemonic="CudaCicc",
@@ -294,7 +297,7 @@ EMBED_FATBIN = Stage(
     weight=0.06,
 )
 
-COMPILE_STAGES = (HOST_PREPROCESS, FRONTEND, REGISTRATION_STUB, DEVICE_PREPROCESS, CICC, PTXAS, HOST_COMPILE, EMBED_FATBIN)
+COMPILE_STAGES = (PREPROCESS, FRONTEND, REGISTRATION_STUB, CICC, PTXAS, HOST_COMPILE, EMBED_FATBIN)
 
 # --- One .cu file compiled in stages by clang (//cuda_rules:compiler=clang) ----
 # clang's own plan (`clang -###`, clang_scripts.py): per GPU arch one device
@@ -475,8 +478,8 @@ def step_mnemonics():
     """{step of a plan: the mnemonic of the stage its command becomes} (reports of nvcc's plan)."""
     out = {}
     for stage in COMPILE_STAGES + CLANG_STAGES + LINK_STAGES:
-        if stage.step:
-            out.setdefault(stage.step, stage.mnemonic)
+        for step in stage.steps:
+            out.setdefault(step, stage.mnemonic)
     return out
 
 

@@ -5,7 +5,7 @@ load("//cuda_rules/private:actions/stage.bzl", "run_stages")
 load("//cuda_rules/private:compile/clang.bzl", "clang_source_args")
 load("//cuda_rules/private:compile/nvcc_args.bzl", "canonical", "language_flags")
 load("//cuda_rules/private:labels.bzl", "display_label")
-load("//cuda_rules/private:stage_graph.bzl", "instance_key", "registration_arch", "unit_graph")
+load("//cuda_rules/private:stage_graph.bzl", "instance_key", "preprocessed_archs", "registration_arch", "unit_graph")
 load("//cuda_rules/private:stages.bzl", "ARCH_KEYS", "CLANG_TABLE", "COMPILE_LAYOUT_KEYS", "COMPILE_TABLE", "DEVICE_OBJECT_SCRIPT", "KEYS")
 load("//cuda_rules/private:unit.bzl", "declare_unit", "layout_object", "paths", "source_unit")
 
@@ -72,7 +72,14 @@ def compile_source_in_stages(ctx, target, cu_compile, src):
     clang = target.compiler == "clang"
     table = CLANG_TABLE if clang else COMPILE_TABLE
     rdc = cu_compile.rdc
-    graph = unit_graph(table, virtuals = virtuals, stem = stem, registration = registration_arch(virtuals, target.pinned_arch_list), device_object = rdc)
+    graph = unit_graph(
+        table,
+        virtuals = virtuals,
+        stem = stem,
+        registration = registration_arch(virtuals, target.pinned_arch_list),
+        device_object = rdc,
+        preprocessed = preprocessed_archs(virtuals, target.pinned_arch_list),
+    )
     declared = declare_unit(ctx.actions, source_base(ctx, src, cu_compile.variant), graph)
     ctx.actions.write(declared.layout, json.encode_indent(layout_object(COMPILE_LAYOUT_KEYS, {
         "label": str(ctx.label),
