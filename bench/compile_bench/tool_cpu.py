@@ -72,9 +72,9 @@ def classify(tool, args):
         m = re.search(r"-D__CUDA_ARCH__=(\d+)", args)
         if " -E " in " %s " % args or args.startswith("-E "):
             if m:
-                return stage_graph.instance_key(stages.DEVICE_PREPROCESS.name, {"virtual": "compute_%s" % m.group(1)[:-1]})
+                return stage_graph.instance_key(stages.STEP_DEVICE_CPP, {"virtual": "compute_%s" % m.group(1)[:-1]})
             if "__CUDA_ARCH_LIST__" in args:
-                return stages.HOST_PREPROCESS.name
+                return stages.STEP_HOST_CPP
             return "nvcc_host_compiler_probe"
         if " -c " in " %s " % args:
             return stages.HOST_COMPILE.name
@@ -106,11 +106,11 @@ def nvcc_time_csv(path):
         if len(r) < 8:
             continue
         phase, arch, ms = r[1].strip(), r[4].strip(), float(r[6])
-        key = {"gcc (preprocessing 4)": stages.HOST_PREPROCESS.name, "cudafe++": stages.FRONTEND.name,
+        key = {"gcc (preprocessing 4)": stages.STEP_HOST_CPP, "cudafe++": stages.FRONTEND.name,
                "fatbinary": "fatbinary", "gcc (compiling)": stages.HOST_COMPILE.name,
                "nvcc (driver)": "nvcc_driver"}.get(phase)
         if phase == "gcc (preprocessing 1)":
-            key = stage_graph.instance_key(stages.DEVICE_PREPROCESS.name, {"virtual": arch})
+            key = stage_graph.instance_key(stages.STEP_DEVICE_CPP, {"virtual": arch})
         elif phase == "cicc":
             key = stage_graph.instance_key(stages.CICC.name, {"virtual": arch})
         elif phase == "ptxas":

@@ -23,7 +23,7 @@ import unittest
 from runfiles import runfiles
 
 _VARIANTS = ("fastbuild", "dbg", "opt", "cxxopt", "copt_define", "device_debug")
-_DEVICE_SCRIPTS = ("device_preprocess", "cicc", "ptxas")
+_DEVICE_SCRIPTS = ("cicc", "ptxas")
 
 
 def _root(variant):
@@ -76,6 +76,12 @@ class VariantsTest(unittest.TestCase):
         self.assertEqual(len(found), 1, (suffix, sorted(self.v[variant])))
         return self.v[variant][found[0]]
 
+    def _device_preprocess(self, variant):
+        """The preprocess script's device side: its lines that preprocess for an arch."""
+        lines = [line for line in self._script(variant, "preprocess").splitlines() if " -D__CUDA_ARCH__=" in line]
+        self.assertTrue(lines, variant)
+        return "\n".join(lines)
+
     def assert_same(self, variant, stages):
         for stage in stages:
             self.assertEqual(self._script("fastbuild", stage), self._script(variant, stage), "%s: %s" % (variant, stage))
@@ -86,7 +92,7 @@ class VariantsTest(unittest.TestCase):
 
     def test_all_variants_have_every_stage(self):
         for variant in _VARIANTS:
-            for stage in ("host_preprocess", "frontend", "host_compile", "embed_fatbin") + _DEVICE_SCRIPTS:
+            for stage in ("preprocess", "frontend", "host_compile", "embed_fatbin") + _DEVICE_SCRIPTS:
                 self._script(variant, stage)
 
     def test_dbg_is_host_debug_info_only(self):
@@ -101,23 +107,24 @@ class VariantsTest(unittest.TestCase):
 
     def test_host_only_cxxopt_leaves_device_stages_alone(self):
         self.assert_same("cxxopt", _DEVICE_SCRIPTS + ("frontend", "embed_fatbin"))
-        self.assert_differ("cxxopt", ("host_preprocess", "host_compile"))
+        self.assert_differ("cxxopt", ("preprocess", "host_compile"))
         self.assertIn(" -Wextra ", self._script("cxxopt", "host_compile"))
         for stage in _DEVICE_SCRIPTS:
             self.assertNotIn("-Wextra", self._script("cxxopt", stage))
+        self.assertEqual(self._device_preprocess("cxxopt"), self._device_preprocess("fastbuild"))
 
     def test_define_reaches_device_preprocess_only(self):
         self.assert_same("copt_define", ("cicc", "ptxas"))
-        self.assertIn(" -DFROM_COPT=1 ", self._script("copt_define", "device_preprocess"))
+        self.assertIn(" -DFROM_COPT=1 ", self._device_preprocess("copt_define"))
         self.assertIn(" -DFROM_COPT=1 ", self._script("copt_define", "host_compile"))
         self.assertEqual(self._output("fastbuild", ".ptx"), self._output("copt_define", ".ptx"))
 
     def test_opt_gives_host_O2_and_NDEBUG_everywhere(self):
-        dpp = self._script("opt", "device_preprocess")
+        dpp = self._device_preprocess("opt")
         self.assertIn(" -DNDEBUG ", dpp)
         self.assertNotIn(" -O2 ", dpp)
         self.assertNotIn("_FORTIFY_SOURCE", dpp)
-        self.assertEqual(dpp.replace(" -DNDEBUG", ""), self._script("fastbuild", "device_preprocess"))
+        self.assertEqual(dpp.replace(" -DNDEBUG", ""), self._device_preprocess("fastbuild"))
         self.assert_same("opt", ("cicc", "ptxas"))
         self.assertIn(" -O2 ", self._script("opt", "host_compile"))
         # The kernel's assert: in fastbuild's device code, not in opt's.
@@ -128,7 +135,7 @@ class VariantsTest(unittest.TestCase):
         self.assert_differ("device_debug", ("cicc", "ptxas"))
         self.assertIn(b".debug_info", self._output("device_debug", ".ptx"))
         self.assertNotIn(b".debug_info", self._output("fastbuild", ".ptx"))
-        self.assertIn(" -G ", self._script("device_debug", "host_preprocess").replace("'", " ") + " " +
+        self.assertIn(" -G ", self._script("device_debug", "preprocess").replace("'", " ") + " " +
                       self.v["device_debug"]["plan/nvcc_args.json"].decode().replace('"', " "))
 
 

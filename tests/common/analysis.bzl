@@ -1,7 +1,7 @@
 """Assertions shared by the analysis tests: actions by mnemonic, their argv, the staged compile's shape."""
 
 load("@bazel_skylib//lib:unittest.bzl", "analysistest", "asserts")
-load("//cuda_rules/private:stages.bzl", "COMPILE_STAGES", "DEVICE_PREPROCESS", "PLAN_MNEMONIC", "REAL", "SOURCE", "UNSTAGED_MNEMONIC", "VIRTUAL")  # buildifier: disable=bzl-visibility
+load("//cuda_rules/private:stages.bzl", "COMPILE_STAGES", "PLAN_MNEMONIC", "REAL", "SOURCE", "UNSTAGED_MNEMONIC", "VIRTUAL")  # buildifier: disable=bzl-visibility
 
 visibility(["//tests/..."])
 
@@ -46,16 +46,13 @@ def assert_argv_lacks(env, action, flags):
 def parent_name(file):
     return file.dirname.rpartition("/")[2]
 
-def staged_counts(virtuals, reals, srcs = 1, registration_compiled = True):
+def staged_counts(virtuals, reals, srcs = 1):
     """The number of actions of each mnemonic for `srcs` sources compiled in stages (from the stage table).
 
     Args:
       virtuals: the number of virtual archs.
       reals: the number of real archs.
       srcs: the number of .cu files.
-      registration_compiled: whether the build compiles the registration stub's arch (the shipped
-        set's last, or the build's last): then that arch's preprocess runs in CudaRegistrationStub,
-        and it has no CudaDevicePreprocess.
 
     Returns:
       A dict of mnemonic to count.
@@ -64,8 +61,6 @@ def staged_counts(virtuals, reals, srcs = 1, registration_compiled = True):
     counts = {PLAN_MNEMONIC: srcs, UNSTAGED_MNEMONIC: 0}
     for stage in COMPILE_STAGES:
         counts[stage.mnemonic] = counts.get(stage.mnemonic, 0) + per_scope[stage.scope]
-    if registration_compiled:
-        counts[DEVICE_PREPROCESS.mnemonic] -= srcs
     return counts
 
 def check_staged_archs(env, virtuals, reals, registration_compiled = True):
@@ -75,9 +70,18 @@ def check_staged_archs(env, virtuals, reals, registration_compiled = True):
       env: the analysistest env.
       virtuals: the virtual archs, e.g. ["compute_80"].
       reals: the real archs with their virtual arch, e.g. ["compute_80/sm_80"].
-      registration_compiled: whether the registration stub's arch is among `virtuals` (staged_counts).
+      registration_compiled: whether the registration stub's arch (the shipped set's last, or the
+        build's last) is among `virtuals`: then that arch's CudaCicc reads the stub's front end's
+        output, every other arch's CudaCicc its preprocessed source.
     """
-    assert_counts(env, staged_counts(len(virtuals), len(reals), registration_compiled = registration_compiled))
+    assert_counts(env, staged_counts(len(virtuals), len(reals)))
+
+    # One action per source reads the source (and its headers): CudaPreprocess.
+    readers = [a.mnemonic for a in analysistest.target_actions(env) if a.mnemonic.startswith("Cuda") and
+               [f for f in a.inputs.to_list() if f.is_source and f.extension in ("cu", "cc", "cpp", "cxx")]]
+    asserts.equals(env, ["CudaPreprocess"], readers, "the actions that read the source")
+    from_stub = [a for a in actions_of(env, "CudaCicc") if [f for f in a.inputs.to_list() if f.basename.endswith(".stub_arch_cicc_input")]]
+    asserts.equals(env, 1 if registration_compiled else 0, len(from_stub), "CudaCicc actions on the stub's front end's output")
 
     ptx_by_arch = {}
     for action in actions_of(env, "CudaCicc"):

@@ -15,7 +15,7 @@ load("@bazel_skylib//lib:unittest.bzl", "analysistest", "asserts")
 load("//cuda_rules:toolchain.bzl", "CUDA_TOOLCHAINS", "find_cuda_toolchain")
 load("//cuda_rules/private:actions/stage.bzl", "run_stages", "stage_exec_groups")  # buildifier: disable=bzl-visibility
 load("//cuda_rules/private:stage_graph.bzl", "registration_arch", "unit_graph")  # buildifier: disable=bzl-visibility
-load("//cuda_rules/private:stages.bzl", "COMPILE_TABLE", "DEVICE_PREPROCESS", "KEYS", "SAME", "SOURCE")  # buildifier: disable=bzl-visibility
+load("//cuda_rules/private:stages.bzl", "COMPILE_TABLE", "KEYS", "SAME", "SOURCE")  # buildifier: disable=bzl-visibility
 load("//cuda_rules/private:unit.bzl", "declare_unit", "source_unit")  # buildifier: disable=bzl-visibility
 
 # The record, as gen_stages_bzl.py writes one into stages.bzl.
@@ -94,10 +94,9 @@ def _extra_stage_test_impl(ctx):
         asserts.equals(env, "/bin/sh", action.argv[0])
         asserts.true(env, action.argv[1].endswith(base + "plan/test_noop.sh"), action.argv)
 
-    # The table's other stages are all there, each once (compute_80's preprocess runs in the registration stub).
+    # The table's other stages are all there, each once.
     for stage in COMPILE_TABLE.stages:
-        want = 0 if stage == DEVICE_PREPROCESS else 1
-        asserts.equals(env, want, len([a for a in actions if a.mnemonic == stage.mnemonic]), stage.mnemonic)
+        asserts.equals(env, 1, len([a for a in actions if a.mnemonic == stage.mnemonic]), stage.mnemonic)
     return analysistest.end(env)
 
 extra_stage_test = analysistest.make(_extra_stage_test_impl)

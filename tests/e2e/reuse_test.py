@@ -10,7 +10,7 @@
    `bazel clean` and builds sm_90 only against that cache. Bazel's execution
    log shows every sm_90 CudaCicc and CudaPtxas (compute_90 is the
    registration arch: its device preprocess runs in CudaRegistrationStub) and
-   every CudaHostPreprocess, CudaFrontend, CudaRegistrationStub and
+   every CudaPreprocess, CudaFrontend, CudaRegistrationStub and
    CudaHostCompile of all examples, the CUB one included, as a cache hit: a
    subset of the shipped set is compiled with the shipped set's
    __CUDA_ARCH_LIST__, and the host compile reads no device code. The same
@@ -50,7 +50,7 @@ TARGETS = ["@rules_cuda_stages_examples//..."]
 # An rdc binary over two rdc libraries (tests/rdc/geom, tests/rdc/mathlib): its device links.
 RDC_TARGET = "//tests/rdc:separate_compilation_test"
 # The stages of a source that make its host object (no device code among their inputs).
-HOST_STAGES = ("CudaHostPreprocess", "CudaFrontend", "CudaRegistrationStub", "CudaHostCompile")
+HOST_STAGES = ("CudaPreprocess", "CudaFrontend", "CudaRegistrationStub", "CudaHostCompile")
 
 # The examples' CUDA sources: vector_add.cu, vector_add_demo.cc (a cuda_binary's
 # .cc source is CUDA too), scale.cu, sum.cu (CUB) and driver_api's kernels.cu.
@@ -209,13 +209,13 @@ class ReuseTest(unittest.TestCase):
 
     def test_developer_sm90_build_reuses_all_of_cis_device_code(self):
         spawns = cache_report_lib.read_log(self.dev_log)
-        stages = HOST_STAGES + ("CudaDevicePreprocess", "CudaCicc", "CudaPtxas")
+        stages = HOST_STAGES + ("CudaCicc", "CudaPtxas")
         reused = [s for s in spawns if s.mnemonic in stages]
-        # Per source (CUB included): host preprocess, frontend, registration stub, host compile, and for
-        # sm_90: cicc, ptxas. compute_90 is the stub's arch: its preprocess and front end ran in the
-        # registration stub, its cicc is the back end alone on the stub's NVVM IR.
+        # Per source (CUB included): the preprocess (of every arch of the shipped set: CI's action),
+        # frontend, registration stub, host compile, and for sm_90: cicc, ptxas. compute_90 is the
+        # stub's arch: its front end ran in the registration stub, its cicc is the back end alone on
+        # the stub's NVVM IR.
         self.assertEqual(len(reused), SOURCES * 6, [(s.target, s.mnemonic) for s in reused])
-        self.assertNotIn("CudaDevicePreprocess", [s.mnemonic for s in reused])
         self.assertEqual({s.arch for s in reused if s.mnemonic in ("CudaCicc", "CudaPtxas")}, {"compute_90", "sm_90"})
         self.assertTrue(any("//cub_reduce:" in s.target for s in reused))
         misses = [(s.target, s.mnemonic, s.arch) for s in reused if not s.cache_hit]
@@ -225,9 +225,14 @@ class ReuseTest(unittest.TestCase):
         sys.stdout.write(cache_report_lib.format_rows(rows, "table"))
         self.assertEqual(cache_report_lib.device_fraction_from_cache(rows), 1.0)
         # ...because every stage got the shipped set's list, not sm_90's.
+        checked = 0
         for path, text in self.dev_scripts.items():
-            if "device_preprocess" in path or "host_preprocess" in path:
+            if path.endswith("/preprocess.sh"):
                 self.assertIn("-D__CUDA_ARCH_LIST__=750,800,860,900 ", text, path)
+                # every arch of the shipped set, not only sm_90
+                self.assertEqual(len(re.findall(" -D__CUDA_ARCH__=[0-9]+ ", text)), 4, path)
+                checked += 1
+        self.assertGreaterEqual(checked, SOURCES)
 
     def test_developer_build_of_a_non_last_arch_reuses_cis_host_objects(self):
         # sm_80 is not the shipped set's last arch: the registration stub is still the shipped
@@ -237,15 +242,15 @@ class ReuseTest(unittest.TestCase):
         self.assertEqual(len(host), SOURCES * len(HOST_STAGES), [(s.target, s.mnemonic) for s in host])
         self.assertEqual([(s.target, s.mnemonic) for s in host if not s.cache_hit], [],
                          "host stages of the sm_80 build that were not cache hits")
-        device = [s for s in spawns if s.mnemonic in ("CudaDevicePreprocess", "CudaCicc", "CudaPtxas")]
-        self.assertEqual(len(device), SOURCES * 3)
+        device = [s for s in spawns if s.mnemonic in ("CudaCicc", "CudaPtxas")]
+        self.assertEqual(len(device), SOURCES * 2)
         self.assertEqual({s.arch for s in device}, {"compute_80", "sm_80"})
         self.assertEqual([(s.target, s.mnemonic) for s in device if not s.cache_hit], [])
         stubs = {p: t for p, t in self.dev80_scripts.items() if p.endswith("/registration_stub.sh")}
         self.assertEqual(len(stubs), SOURCES, sorted(stubs))
         for path, text in stubs.items():
             self.assertIn(" --nv_arch compute_90 ", text, path)
-            self.assertIn(" -D__CUDA_ARCH__=900 ", text, path)
+            self.assertIn("compute_90/", text, path)  # it reads compute_90's preprocessed source
             self.assertIn(" -lgenfe --emit-llvm-bc ", text, path)
         rows = cache_report_lib.summarize(spawns, cache_report_lib.read_log(self.ci_log))
         print("\nCUDA %s: developer build, sm_80 after CI's build of the shipped set (%s):" % (TOOLKIT, CI_ARCHS))
@@ -263,7 +268,7 @@ class ReuseTest(unittest.TestCase):
         self.assertEqual({s.arch for s in links}, {"sm_90"})
         self.assertEqual([(s.target, s.arch) for s in links if not s.cache_hit], [],
                          "device links of the sm_90 build that were not cache hits")
-        compiled = [s for s in spawns if s.mnemonic in HOST_STAGES + ("CudaDevicePreprocess", "CudaCicc", "CudaPtxas")]
+        compiled = [s for s in spawns if s.mnemonic in HOST_STAGES + ("CudaCicc", "CudaPtxas")]
         self.assertEqual([(s.target, s.mnemonic) for s in compiled if not s.cache_hit], [])
         # The report's headline: the compile's device stages, and the device links on their own line.
         rows = cache_report_lib.summarize(spawns, cache_report_lib.read_log(self.ci_rdc_log))
@@ -277,13 +282,13 @@ class ReuseTest(unittest.TestCase):
         spawns = [s for s in cache_report_lib.read_log(self.edit_log)
                   if "//vector_add:" in s.target and s.mnemonic.startswith("Cuda")]
         executed = sorted(s.mnemonic for s in spawns if not s.cache_hit)
-        # cudafe++ and the registration stub's preprocess and front end re-ran (their inputs changed)
+        # The preprocess, cudafe++ and the registration stub's front end re-ran (their inputs changed)
         # and wrote the same host code and stub; cicc (compute_90's back end), ptxas, and the object
         # with its fatbinary re-ran (then the archive and the link); the host compile's key did not
         # change, so it did not run.
         self.assertEqual(
             executed,
-            sorted(["CudaHostPreprocess", "CudaFrontend", "CudaRegistrationStub", "CudaCicc",
+            sorted(["CudaPreprocess", "CudaFrontend", "CudaRegistrationStub", "CudaCicc",
                     "CudaPtxas", "CudaEmbedFatbin"]),
         )
         self.assertNotIn("CudaHostCompile", [s.mnemonic for s in spawns if not s.cache_hit])
@@ -291,10 +296,10 @@ class ReuseTest(unittest.TestCase):
     def test_arch_outside_the_shipped_set_builds_with_its_own_list(self):
         spawns = cache_report_lib.read_log(self.outside_log)
         # Every stage whose command holds the list ran: no wrong reuse, and none of CI's.
-        # (sm_89 is the stub's arch here: its preprocess runs in the registration stub.)
-        listed = ("CudaHostPreprocess", "CudaRegistrationStub", "CudaDevicePreprocess", "CudaCicc", "CudaPtxas")
+        # (sm_89 is the stub's arch here; the stub's front end reads its preprocessed source.)
+        listed = ("CudaPreprocess", "CudaRegistrationStub", "CudaCicc", "CudaPtxas")
         stages = [s for s in spawns if s.mnemonic in listed]
-        self.assertEqual(sorted(s.mnemonic for s in stages), sorted(["CudaHostPreprocess", "CudaRegistrationStub", "CudaCicc", "CudaPtxas"] * SOURCES))
+        self.assertEqual(sorted(s.mnemonic for s in stages), sorted(list(listed) * SOURCES))
         self.assertEqual({s.arch for s in stages if s.mnemonic == "CudaPtxas"}, {"sm_89"})
         self.assertEqual([(s.target, s.mnemonic) for s in stages if s.cache_hit], [], "nothing of CI's is reused")
         # cudafe++ reads the preprocessed host code: CUB's differs (CCCL's namespace holds
@@ -302,8 +307,8 @@ class ReuseTest(unittest.TestCase):
         # frontend is the same action as before and may be reused (correctly).
         cub_frontend = [s for s in spawns if s.mnemonic == "CudaFrontend" and "//cub_reduce:" in s.target]
         self.assertEqual([s.cache_hit for s in cub_frontend], [False])
-        pre = {p: t for p, t in self.outside_scripts.items() if "registration_stub" in p or "host_preprocess" in p}
-        self.assertEqual(len(pre), 2 * SOURCES, sorted(pre))
+        pre = {p: t for p, t in self.outside_scripts.items() if p.endswith("/preprocess.sh")}
+        self.assertEqual(len(pre), SOURCES, sorted(pre))
         for path, text in pre.items():
             self.assertIn("-D__CUDA_ARCH_LIST__=890 ", text, path)
         # Said once for the build (every cuda_library target), naming the arch and the fix.
@@ -339,7 +344,7 @@ class ReuseTest(unittest.TestCase):
         for err, source, message, stages in [
             (self.syntax_error, "syntax_error.cu", '(1): error: expected a ";"', ("CudaFrontend", "CudaCicc")),
             (self.missing_header, "missing_header.cu", ":1:10: fatal error: tests/e2e/broken/no_such_header.h",
-             ("CudaHostPreprocess", "CudaDevicePreprocess")),
+             ("CudaPreprocess",)),
         ]:
             self.assertIn("\ntests/e2e/broken/" + source + message, err)
             self.assertNotIn("/proc/self/cwd/tests/e2e/broken/" + source, err)
@@ -350,16 +355,17 @@ class ReuseTest(unittest.TestCase):
     def test_host_only_cxxopt_re_runs_host_stages_and_reuses_device_stages(self):
         spawns = [s for s in cache_report_lib.read_log(self.cxxopt_log) if s.mnemonic.startswith("Cuda")]
         ran = sorted((s.mnemonic, s.target) for s in spawns if not s.cache_hit)
-        device = [s for s in spawns if s.mnemonic in ("CudaDevicePreprocess", "CudaCicc", "CudaPtxas")]
-        # 4 archs x 3 device stages per source, but compute_90's preprocess: the registration stub ran it.
-        self.assertEqual(len(device), SOURCES * 11)
+        device = [s for s in spawns if s.mnemonic in ("CudaCicc", "CudaPtxas")]
+        # 4 archs x 2 device stages per source; the preprocess re-ran (its host side has the flag) and
+        # wrote the same device side.
+        self.assertEqual(len(device), SOURCES * 8)
         self.assertEqual([(s.mnemonic, s.target) for s in device if not s.cache_hit], [], "device stages that re-ran")
-        for mnemonic in ("CudaHostPreprocess", "CudaHostCompile"):
+        for mnemonic in ("CudaPreprocess", "CudaHostCompile"):
             self.assertEqual(len([m for m, _ in ran if m == mnemonic]), SOURCES, ran)
         # Its commands: the flag is in the host stages' scripts only.
         changed = sorted(p for p in self.cxxopt_scripts if self.cxxopt_scripts[p] != self.cxxopt_scripts_before.get(p))
         self.assertTrue(changed)
-        self.assertEqual({os.path.basename(p) for p in changed}, {"host_preprocess.sh", "host_compile.sh"}, changed)
+        self.assertEqual({os.path.basename(p) for p in changed}, {"preprocess.sh", "host_compile.sh"}, changed)
         for path in changed:
             self.assertIn(" -Wextra ", self.cxxopt_scripts[path])
 

@@ -98,28 +98,26 @@ class CacheReportTest(unittest.TestCase):
     def test_headline_counts_exactly_the_stages_it_names(self):
         # A developer's build: every compile device stage from the cache, the device link run.
         cold = lib.read_json_log(write([
-            spawn("CudaDevicePreprocess", ["compute_90/k.cpp1.ii"], False, "1.0s"),
             spawn("CudaCicc", ["compute_90/k.ptx"], False, "2.0s"),
             spawn("CudaPtxas", ["compute_90/sm_90/k.cubin"], False, "1.0s"),
             spawn("CudaDeviceLink", ["_cuda_dlink/t/sm_90/t.cubin"], False, "1.0s"),
         ]))
         warm = lib.read_json_log(write([
-            spawn("CudaDevicePreprocess", ["compute_90/k.cpp1.ii"], True),
             spawn("CudaCicc", ["compute_90/k.ptx"], True),
             spawn("CudaPtxas", ["compute_90/sm_90/k.cubin"], True),
             spawn("CudaDeviceLink", ["_cuda_dlink/t/sm_90/t.cubin"], False, "1.0s"),
         ]))
         rows = lib.summarize(warm, baseline=cold)
-        self.assertEqual(lib.DEVICE_STAGES, ["CudaDevicePreprocess", "CudaCicc", "CudaPtxas", "CudaClangDevice"])
+        self.assertEqual(lib.DEVICE_STAGES, ["CudaCicc", "CudaPtxas", "CudaClangDevice"])
         self.assertEqual(lib.DEVICE_LINK_STAGES, ["CudaDeviceLink"])
         self.assertEqual(lib.device_fraction_from_cache(rows), 1.0)
         self.assertEqual(
             lib.headline(rows).splitlines(),
-            ["device stages (CudaDevicePreprocess, CudaCicc, CudaPtxas): 100.0 % of their time served from cache "
-             "(3 of 3 actions cache hits)",
+            ["device stages (CudaCicc, CudaPtxas): 100.0 % of their time served from cache "
+             "(2 of 2 actions cache hits)",
              "device links (CudaDeviceLink): 0.0 % of their time served from cache (0 of 1 actions cache hits)"])
         # A build without device links has no such line.
-        rows = lib.summarize(warm[:3], baseline=cold)
+        rows = lib.summarize(warm[:2], baseline=cold)
         self.assertEqual(len(lib.headline(rows).splitlines()), 1)
         # A clang build (compiler=clang) names and counts its own device stages.
         clang = lib.read_json_log(write([
@@ -149,7 +147,7 @@ class CacheReportTest(unittest.TestCase):
 
     def test_stage_graph_links_actions_by_files(self):
         spawns = lib.read_log(write([
-            spawn("CudaDevicePreprocess", ["compute_90/k.cpp1.ii"], False),
+            spawn("CudaPreprocess", ["compute_90/k.cpp1.ii"], False),
             spawn("CudaCicc", ["compute_90/k.ptx"], True, inputs=["compute_90/k.cpp1.ii"]),
             spawn("CudaPtxas", ["compute_90/sm_90/k.cubin"], False, inputs=["compute_90/k.ptx"]),
         ]))
@@ -200,11 +198,11 @@ class CacheReportTest(unittest.TestCase):
             return entry
 
         entries = [
-            # Two device preprocesses: 5 toolkit headers and the source; one more header in the second.
-            with_files(spawn("CudaDevicePreprocess", ["compute_90/a.cpp1.ii"], False), toolkit + ["pkg/a.cu"],
-                       [1000] * 5 + [500], [("compute_90/a.cpp1.ii", 4000)]),
-            with_files(spawn("CudaDevicePreprocess", ["compute_90/b.cpp1.ii"], True), toolkit + ["pkg/b.cu", "pkg/b.h"],
-                       [1000] * 7, [("compute_90/b.cpp1.ii", 6000)]),
+            # Two preprocesses: 5 toolkit headers and the source; one more header in the second.
+            with_files(spawn("CudaPreprocess", ["a.cpp4.ii"], False), toolkit + ["pkg/a.cu"],
+                       [1000] * 5 + [500], [("a.cpp4.ii", 4000)]),
+            with_files(spawn("CudaPreprocess", ["b.cpp4.ii"], True), toolkit + ["pkg/b.cu", "pkg/b.h"],
+                       [1000] * 7, [("b.cpp4.ii", 6000)]),
             # cicc: the preprocessed file only (a stage output) and its binary.
             with_files(spawn("CudaCicc", ["compute_90/a.ptx"], False),
                        [BASE + "compute_90/a.cpp1.ii", "external/cuda_13_0/nvvm/bin/cicc"], [4000, 2000000],
@@ -214,7 +212,7 @@ class CacheReportTest(unittest.TestCase):
         for log in (write(entries), write_binary(entries)):
             rows = lib.inputs_table(lib.read_log(log))
             self.assertEqual([(r.stage, r.arch, r.actions) for r in rows],
-                             [("CudaDevicePreprocess", "compute_90", 2), ("CudaCicc", "compute_90", 1)])
+                             [("CudaPreprocess", "-", 2), ("CudaCicc", "compute_90", 1)])
             pre, cicc = rows
             self.assertEqual((pre.input_files, pre.input_files_max), (7, 7))  # the upper median of 6 and 7
             self.assertAlmostEqual(pre.input_mb, 0.007)

@@ -41,10 +41,10 @@ class DemoCheckTest(unittest.TestCase):
             self.assertIn(line[:30], found[0])
 
     def test_a_summary_naming_a_stage_that_did_not_run_is_caught(self):
-        text = HEALTHY.replace("device stages (CudaCicc, CudaPtxas)", "device stages (CudaDevicePreprocess, CudaCicc, CudaPtxas)")
+        text = HEALTHY.replace("device stages (CudaCicc, CudaPtxas)", "device stages (CudaClangDevice, CudaCicc, CudaPtxas)")
         found = demo_check.problems(text)
         self.assertEqual(len(found), 1, found)
-        self.assertIn("CudaDevicePreprocess", found[0])
+        self.assertIn("CudaClangDevice", found[0])
 
     def test_no_summary_is_a_problem(self):
         self.assertTrue(demo_check.problems("== 1. CI: bazel build\n"))

@@ -131,7 +131,7 @@ def check_nvcc_args(args):
 class Task:
     """One stage to run (or the plan itself, key "plan")."""
 
-    key: str  # "plan", "host_preprocess", "cicc/compute_80", "ptxas/compute_80/sm_86", ...
+    key: str  # "plan", "preprocess", "cicc/compute_80", "ptxas/compute_80/sm_86", ...
     mnemonic: str
     arch: str
     script: str

@@ -371,21 +371,24 @@ class RunnerTest(unittest.TestCase):
             check(script)
         files = self.layout.files
         for key in sorted(files):
-            if key.startswith(("ptx/", "cubin/")) or key in ("registration_stub", "fatbin", "obj"):
+            if key.startswith(("ptx/", "cubin/", "cpp1/")) or key in ("cpp4", "registration_stub", "fatbin", "obj"):
                 check(files[key])
-        # CudaPlan's 3 files and 10 scripts (none for compute_90's preprocess, which runs in the
-        # registration stub's action), 2 PTX, 2 cubins, the registration stub, the fatbinary and the object.
-        self.assertEqual(len(compared), 3 + 10 + 2 + 2 + 1 + 2)
+        # CudaPlan's 3 files and 9 scripts, the preprocessed host side and 4 archs' device side (the
+        # shipped set's: 2 of them made from another arch's command), 2 PTX, 2 cubins, the registration
+        # stub, the fatbinary and the object.
+        self.assertEqual(len(compared), 3 + 9 + 1 + 4 + 2 + 2 + 1 + 2)
         # -lineinfo: the cubins would record the sources' times had ptxas seen them.
         self.assertIn("-lineinfo", self.nvcc_args)
         # The toolchain's host-only flags are in the host stages, not in the device preprocess.
         self.assertIn("-Xcompiler=-Wall", self.nvcc_args)
         self.assertIn(" -Wall ", _read(os.path.join(execroot, self.layout.scripts["host_compile"])).decode())
-        # (the registration arch's preprocess is in the registration stub's script)
-        device = [k for k in self.layout.scripts if k.startswith("device_preprocess/")] + ["registration_stub"]
-        self.assertEqual(len(device), len(self.layout.virtual_archs))
-        for key in device:
-            self.assertNotIn(" -Wall ", _read(os.path.join(execroot, self.layout.scripts[key])).decode())
+        # (every arch's device preprocess is a line of the preprocess script)
+        script = _read(os.path.join(execroot, self.layout.scripts["preprocess"])).decode()
+        device = [line for line in script.splitlines() if " -D__CUDA_ARCH__=" in line]
+        self.assertEqual(len(device), len(self.layout.preprocessed_archs))
+        for line in device:
+            self.assertNotIn(" -Wall ", line)
+        self.assertIn(" -Wall ", [line for line in script.splitlines() if " -E " in line and line not in device][0])
 
     # (d) ---------------------------------------------------------------------
 
@@ -397,12 +400,8 @@ class RunnerTest(unittest.TestCase):
         self.assertNotEqual(rc, 0)
         self.assertEqual(rc, nvcc.returncode)
         self.assertIn('#error "runner test: no sm_90 here"', err)
-        # Both preprocess for compute_90: the device preprocess, and the registration stub's (the build's last arch).
-        self.assertRegex(
-            err,
-            r"stage (device_preprocess/compute_90 \(CudaDevicePreprocess\)|registration_stub \(CudaRegistrationStub\)) "
-            r"failed with exit code %d" % rc,
-        )
+        # compute_90's device preprocess fails, in the one preprocess action.
+        self.assertRegex(err, r"stage preprocess \(CudaPreprocess\) failed with exit code %d" % rc)
         self.assertFalse(os.path.exists(os.path.join(d, "broken.o")))
 
     def test_d_exit_status_is_the_stages_own(self):
@@ -440,9 +439,8 @@ class RunnerTest(unittest.TestCase):
         self.assertEqual(
             sorted(r["stage"] for r in rows),
             sorted([
-                "plan", "host_preprocess", "frontend", "registration_stub", "host_compile", "embed_fatbin",
-                # compute_90's preprocess ran in registration_stub, with its front end.
-                "device_preprocess/compute_80", "cicc/compute_80", "cicc/compute_90",
+                "plan", "frontend", "registration_stub", "host_compile", "embed_fatbin",
+                "preprocess", "cicc/compute_80", "cicc/compute_90",
                 "ptxas/compute_80/sm_80", "ptxas/compute_90/sm_90",
             ]),
         )
@@ -456,15 +454,16 @@ class RunnerTest(unittest.TestCase):
         self.assertEqual(by_stage["ptxas/compute_80/sm_80"]["arch"], "sm_80")
         self.assertEqual(by_stage["cicc/compute_90"]["mnemonic"], "CudaCicc")
         self.assertGreater(sum(float(r["cpu_s"]) for r in rows if r["stage"].startswith("cicc/")), 0.0)
-        self.assertRegex(err, r"nvcc_plan: 11 stages, -j 2: wall [0-9.]+ s, CPU [0-9.]+ s .*critical path [0-9.]+ s: plan -> ")
+        self.assertRegex(err, r"nvcc_plan: 10 stages, -j 2: wall [0-9.]+ s, CPU [0-9.]+ s .*critical path [0-9.]+ s: plan -> ")
         # The graph: every stage, every dependency; no stage starts before what it reads is written.
         self.assertEqual(sorted(re.findall(r'^  "([^"]+)" \[label=', dot, re.M)), sorted(by_stage))
         edges = re.findall(r'^  "([^"]+)" -> "([^"]+)"', dot, re.M)
-        # host_preprocess, frontend, the registration stub, compute_80's device preprocess + cicc,
-        # compute_90's cicc (on the stub's front end: its preprocess ran there), per real arch ptxas,
-        # host compile (frontend, registration stub: no device code), the object and its fatbinary
-        # (host compile, 2 cubins + the compute_90 PTX).
-        self.assertEqual(len(edges), 1 + 1 + 1 + 2 + 1 + 2 + 2 + 4)
+        # plan -> preprocess; the preprocess -> frontend, the registration stub and compute_80's cicc;
+        # compute_90's cicc (on the stub's front end), per real arch ptxas, host compile (frontend,
+        # registration stub: no device code), the object and its fatbinary (host compile, 2 cubins +
+        # the compute_90 PTX).
+        self.assertEqual(len(edges), 1 + 3 + 1 + 2 + 2 + 4)
+        self.assertIn(("preprocess", "cicc/compute_80"), edges)
         self.assertIn(("registration_stub", "host_compile"), edges)
         self.assertIn(("registration_stub", "cicc/compute_90"), edges)
         self.assertNotIn(("cicc/compute_90", "host_compile"), edges)

@@ -141,7 +141,7 @@ class Stage:
 
     @property
     def name(self):
-        """The stage's name, from its mnemonic: CudaHostPreprocess -> host_preprocess (layout keys, scripts)."""
+        """The stage's name, from its mnemonic: CudaHostCompile -> host_compile (layout keys, scripts)."""
         return re.sub(r"(?<!^)([A-Z])", r"_\1", self.mnemonic[len("Cuda") :]).lower()
 
     @property
@@ -521,7 +521,8 @@ def _formatter_parse(pattern):
 
 _OUTPUT_RES = {}
 for _stage in COMPILE_STAGES + CLANG_STAGES + LINK_STAGES:
-    for _o in _stage.outputs:
+    # A source-scope stage's per-arch outputs (CudaPreprocess's) do not make its action an arch's.
+    for _o in (o for o in _stage.outputs if not (o.scope and _stage.scope == SOURCE)):
         for _p in filter(None, (_o.pattern, _o.lto_pattern)):
             _OUTPUT_RES.setdefault(_stage.mnemonic, []).append(_pattern_regex(_p))
 

@@ -14,9 +14,10 @@ _ARCHS = [
 ]
 
 
-def _graph(archs=_ARCHS, registration="compute_100", rdc=False, table=stages.COMPILE_TABLE):
-    """A source's graph; by default with a registration arch the build does not compile (every preprocess read)."""
-    return stage_graph.unit_graph(table, virtuals=archs, stem="k", registration=registration, device_object=rdc)
+def _graph(archs=_ARCHS, registration="compute_90", rdc=False, table=stages.COMPILE_TABLE, preprocessed=()):
+    """A source's graph; by default unpinned (the registration arch is the build's last, the build's archs preprocessed)."""
+    return stage_graph.unit_graph(table, virtuals=archs, stem="k", registration=registration, device_object=rdc,
+                                  preprocessed=list(preprocessed))
 
 
 def _deps(graph):
@@ -51,7 +52,10 @@ class StageGraphTest(unittest.TestCase):
 
     def test_graph(self):
         deps = _deps(_graph())
-        self.assertEqual(deps["frontend"], ["host_preprocess"])
+        # One action reads the source and its headers; everything else reads its outputs.
+        self.assertEqual(deps["preprocess"], [])
+        self.assertEqual(deps["frontend"], ["preprocess"])
+        self.assertEqual(deps["cicc/compute_80"], ["preprocess"])
         self.assertEqual(deps["ptxas/compute_80/sm_86"], ["cicc/compute_80"])
         # The object's fatbinary embeds every cubin and compute_90's PTX, not compute_80's; with the host object.
         self.assertEqual(
@@ -61,24 +65,45 @@ class StageGraphTest(unittest.TestCase):
         # The host compile includes the registration stub (cicc's front end alone), and no device code:
         # it waits for no cicc of an arch.
         self.assertEqual(deps["host_compile"], ["frontend", "registration_stub"])
-        self.assertEqual(deps["registration_stub"], [])
-        self.assertEqual(deps["device_preprocess/compute_80"], [])
-        # Without the registration arch among the build's, every cicc reads its own preprocess.
-        self.assertEqual(deps["cicc/compute_90"], ["device_preprocess/compute_90"])
-
-    def test_the_registration_archs_preprocess_is_not_an_action(self):
-        # The stub's action ran compute_90's preprocess and front end: its cicc runs on that, and
-        # compute_90's CudaDevicePreprocess, which nothing would read, is not in the graph at all.
-        graph = _graph(registration="compute_90")
-        deps = _deps(graph)
+        self.assertEqual(deps["registration_stub"], ["preprocess"])
+        # The registration arch's cicc runs on the stub's front end's output.
         self.assertEqual(deps["cicc/compute_90"], ["registration_stub"])
-        self.assertEqual(deps["cicc/compute_80"], ["device_preprocess/compute_80"])
-        self.assertNotIn("device_preprocess/compute_90", deps)
-        self.assertNotIn("device_preprocess/compute_90", graph["scripts"])
-        self.assertNotIn("cpp1/compute_90", graph["files"])
-        reads = _reads(graph)
+        reads = _reads(_graph())
+        self.assertEqual(reads["registration_stub"], ["cpp1/compute_90", "module_id"])
         self.assertEqual(reads["cicc/compute_90"], ["registration_cicc_input", "module_id"])
         self.assertEqual(reads["cicc/compute_80"], ["cpp1/compute_80", "module_id"])
+        actions = {a["script"]: a for a in _graph()["actions"]}
+        self.assertEqual(actions["preprocess"]["outputs"], ["cpp4", "cpp1/compute_80", "cpp1/compute_90"])
+
+    def test_a_pinned_subset_preprocesses_the_whole_shipped_set(self):
+        # A developer's sm_80 build of a shipped set 75, 80, 86, 90: the preprocess writes every arch
+        # of the set (so it is CI's action), the stub reads compute_90's, cicc compute_80's.
+        archs = [stages.Arch("compute_80", ("sm_80",))]
+        pinned = "750,800,860,900"
+        preprocessed = stage_graph.preprocessed_archs(archs, pinned)
+        self.assertEqual(preprocessed, ["compute_75", "compute_80", "compute_86", "compute_90"])
+        registration = stage_graph.registration_arch(archs, pinned)
+        self.assertEqual(registration, "compute_90")
+        graph = _graph(archs, registration, preprocessed=preprocessed)
+        actions = {a["script"]: a for a in graph["actions"]}
+        self.assertEqual(sorted(actions), ["cicc/compute_80", "embed_fatbin", "frontend", "host_compile", "preprocess",
+                                           "ptxas/compute_80/sm_80", "registration_stub"])
+        self.assertEqual(actions["preprocess"]["outputs"], ["cpp4"] + ["cpp1/" + a for a in preprocessed])
+        self.assertEqual(graph["files"]["cpp1/compute_86"], "compute_86/k.cpp1.ii")
+        self.assertEqual(actions["registration_stub"]["reads"], ["cpp1/compute_90", "module_id"])
+        self.assertEqual(actions["cicc/compute_80"]["reads"], ["cpp1/compute_80", "module_id"])
+
+    def test_preprocessed_archs(self):
+        plain = [stages.Arch("compute_80"), stages.Arch("compute_90")]
+        self.assertEqual(stage_graph.preprocessed_archs(plain, ""), ["compute_80", "compute_90"])
+        self.assertEqual(stage_graph.preprocessed_archs(plain, "800,900"), ["compute_80", "compute_90"])
+        # An arch outside the shipped set, or one that is not plain: the build's own archs,
+        # and the build's last writes the registration stub.
+        self.assertEqual(stage_graph.preprocessed_archs([stages.Arch("compute_89")], "800,900"), ["compute_89"])
+        odd = [stages.Arch("compute_80"), stages.Arch("compute_90a")]
+        self.assertEqual(stage_graph.preprocessed_archs(odd, "800,900"), ["compute_80", "compute_90a"])
+        self.assertEqual(stage_graph.registration_arch(odd, "800,900"), "compute_90a")
+        self.assertEqual(stage_graph.registration_arch([stages.Arch("compute_80")], "800,900"), "compute_90")
 
     def test_registration_arch(self):
         self.assertEqual(stage_graph.registration_arch([stages.Arch("compute_80")], "750,800,860,900"), "compute_90")
@@ -115,7 +140,7 @@ class StageGraphTest(unittest.TestCase):
         graph = _graph(table=table)
         self.assertEqual(graph["files"]["noop"], "k.noop")
         self.assertEqual(graph["scripts"]["test_noop"], "plan/test_noop.sh")
-        self.assertEqual(_deps(graph)["test_noop"], ["embed_fatbin", "host_preprocess"])
+        self.assertEqual(_deps(graph)["test_noop"], ["embed_fatbin", "preprocess"])
         self.assertEqual(_reads(graph)["test_noop"], ["obj", "cpp4"])
         # The rules' side of the record is written from it as any other's.
         from tools.nvcc_plan import gen_stages_bzl
@@ -126,8 +151,7 @@ class StageGraphTest(unittest.TestCase):
     def test_names_come_from_mnemonics(self):
         self.assertEqual(
             [s.name for s in stages.COMPILE_STAGES],
-            ["host_preprocess", "frontend", "registration_stub", "device_preprocess", "cicc", "ptxas",
-             "host_compile", "embed_fatbin"],
+            ["preprocess", "frontend", "registration_stub", "cicc", "ptxas", "host_compile", "embed_fatbin"],
         )
         self.assertEqual(stages.DEVICE_LINK.name, "device_link")
 
@@ -191,8 +215,8 @@ class LayoutTest(unittest.TestCase):
         with self.assertRaisesRegex(layout_lib.LayoutError, r"missing \['embed_fatbin'\]"):
             layout_lib.compile_layout_from_json(obj)
         obj = self._layout().to_json()
-        obj["files"]["cpp1/compute_90"] = "compute_90/k.cpp1.ii"  # the registration arch's: no action writes it
-        with self.assertRaisesRegex(layout_lib.LayoutError, r"unexpected \['cpp1/compute_90'\]"):
+        obj["files"]["cpp1/compute_70"] = "compute_70/k.cpp1.ii"  # an arch the build neither compiles nor preprocesses
+        with self.assertRaisesRegex(layout_lib.LayoutError, r"unexpected \['cpp1/compute_70'\]"):
             layout_lib.compile_layout_from_json(obj)
         obj = self._layout().to_json()
         obj["extra"] = 1

@@ -145,8 +145,8 @@ cuda_library_rule = rule(
     doc = """CUDA sources compiled into a library usable by cc_binary, cc_library and cuda_library.
 
 Every .cu and C++ source (.cc, .cpp, .cxx: nvcc -x cu, as in rules_cuda) is CUDA, compiled as one
-Bazel action per nvcc stage (CudaPlan, CudaHostPreprocess,
-CudaFrontend, CudaRegistrationStub, and per arch CudaDevicePreprocess, CudaCicc, CudaPtxas, then
+Bazel action per nvcc stage (CudaPlan, CudaPreprocess (the host and every arch's device side),
+CudaFrontend, CudaRegistrationStub, and per arch CudaCicc, CudaPtxas, then
 CudaHostCompile and CudaEmbedFatbin: fatbinary and the object), so caches reuse work per stage and per arch. With rdc = True it
 also device-links the relocatable code below it. Output groups: ptx, ltoir, cubin, fatbin,
 cuda_objects, cuda_plan, device_link, and rules_cuda's lib, pic_lib, objects, pic_objects,
