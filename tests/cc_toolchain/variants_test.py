@@ -5,7 +5,7 @@ configuration's output directory) over equal inputs are equal action keys.
 
 - -c dbg: host debug info only. Every device stage's command, the PTX and the
   cubin are fastbuild's; the host compile gets -g and the object has DWARF.
-- --cxxopt=-Wextra (a host-only flag): the host preprocess and host compile
+- --cxxopt=-Wextra (a host-only flag): the preprocess (its host side) and host compile
   change; the device preprocess, cicc and ptxas commands do not.
 - --copt=-DFROM_COPT=1 (a define): it reaches the device preprocess too (device
   code sees it, as with nvcc); cicc's and ptxas' commands and outputs do not change.

@@ -22,9 +22,9 @@
    then re-runs cudafe++, the device stages and CudaEmbedFatbin, but no host
    compile: cudafe++'s host output no longer holds device code's text.
    A host-only C++ flag (--cxxopt=-Wextra) against CI's cache re-runs the
-   host preprocess and host compile of every source and reuses every device
-   preprocess, cicc and ptxas: the C++ toolchain's host-only flags are not in
-   any device stage's command.
+   preprocess and host compile of every source and reuses every cicc and
+   ptxas: the C++ toolchain's host-only flags are not in any device
+   preprocess's command, so the preprocess writes the same device side.
 3. An arch outside the shipped set (sm_89) builds with its own list, reuses
    nothing of CI's, and the build says so once.
 4. `native` is detected only by a build that asks for it.
