@@ -100,14 +100,35 @@ def _device_preprocess_argv(unit, arch):
 
 
 def _preprocess(unit, action):
-    """The host side's -E, then each preprocessed arch's device side's: every command with the host compiler's hints."""
+    """The host side's -E and each preprocessed arch's device side's (preprocess_script)."""
     layout = unit.layout
     commands = [unit.command(unit.only(stages.PREPROCESS))] + [_device_preprocess_argv(unit, a) for a in layout.preprocessed_archs]
-    lines = scripts_lib.preamble(scripts_lib.stage_comment(layout.label, layout.src, stages.PREPROCESS.mnemonic), unit.exports)
+    return {layout.scripts[action["script"]]: preprocess_script(layout, unit.exports, commands)}
+
+
+def preprocess_script(layout, exports, commands):
+    """CudaPreprocess: `commands` (the host side's -E, then each arch's device side's) at once.
+
+    The one action that reads the headers is on every later stage's path, so
+    its commands run side by side; then their errors, in the commands' order,
+    and on a failure the first failing command's status, after the host
+    compiler's hints.
+    """
+    lines = scripts_lib.preamble(scripts_lib.stage_comment(layout.label, layout.src, stages.PREPROCESS.mnemonic), exports)
     lines += scripts_lib.temp_dir_lines()
-    for argv in commands:
-        lines += _with_hints(layout, stages.PREPROCESS.mnemonic, argv)
-    return {layout.scripts[action["script"]]: "\n".join(lines) + "\n"}
+    for i, argv in enumerate(commands):
+        lines.append('%s 2>"$tmp/err%d" & p%d=$!' % (" ".join(_quote(a) for a in argv), i, i))
+    lines.append("rc=0")
+    for i in range(len(commands)):
+        lines.append('wait "$p%d" || { r=$?; [ "$rc" -ne 0 ] || rc=$r; }' % i)
+    errs = " ".join('"$tmp/err%d"' % i for i in range(len(commands)))
+    lines.append("cat %s >&2" % errs)
+    lines.append('if [ "$rc" -ne 0 ]; then')
+    for needle, hint in scripts_lib.HINTS:
+        lines.append("  if cat %s | grep -q %s; then echo %s >&2; fi" % (
+            errs, shlex.quote(needle), shlex.quote("rules_cuda_stages: %s (%s): %s" % (layout.label, stages.PREPROCESS.mnemonic, hint))))
+    lines += ['  exit "$rc"', "fi"]
+    return "\n".join(lines) + "\n"
 
 
 def _host_compile_argv(unit):
@@ -325,17 +346,6 @@ def _quote(arg):
     if _TMP in arg or "@PWD@" in arg:
         raise ValueError("a placeholder inside an argument: %r" % arg)
     return shlex.quote(arg)
-
-
-def _with_hints(layout, mnemonic, argv):
-    """Lines that run `argv`; on its failure, its errors, then the host compiler's known hints, and exit."""
-    return [
-        '%s 2>"$tmp/err" || { rc=$?; cat "$tmp/err" >&2' % " ".join(_quote(a) for a in argv),
-    ] + [
-        "  if grep -q %s \"$tmp/err\"; then echo %s >&2; fi" % (
-            shlex.quote(needle), shlex.quote("rules_cuda_stages: %s (%s): %s" % (layout.label, mnemonic, hint)))
-        for needle, hint in scripts_lib.HINTS
-    ] + ["  exit $rc; }", 'cat "$tmp/err" >&2']
 
 
 def _wrote(path):

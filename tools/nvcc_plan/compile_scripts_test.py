@@ -8,6 +8,7 @@ compile that reads it, would not be the same action as in a build of the
 whole set.
 """
 
+import subprocess
 import types
 import unittest
 
@@ -90,6 +91,21 @@ class ScriptLinesTest(unittest.TestCase):
         self.assertEqual(line, "ln -s \"$PWD\"'/bazel-out/bin/external/ex~/k/host/k.stub_arch_cicc_input' \"$tmp\"/stub_arch.bc || exit $?")
         with self.assertRaises(ValueError):
             lib._line(["--x=@TMP@/a"])
+
+    def _preprocess(self, *commands):
+        layout = types.SimpleNamespace(label="//pkg:k", src="pkg/k.cu")
+        script = lib.preprocess_script(layout, [], [["sh", "-c", c] for c in commands])
+        return subprocess.run(["/bin/sh", "-c", script], capture_output=True, text=True)
+
+    def test_the_preprocess_runs_every_command_and_fails_with_the_first_failures_status(self):
+        run = self._preprocess("echo 'w: host' >&2", "echo 'error: unsupported GNU version' >&2; exit 3",
+                               "sleep 0.2; echo 'e: second' >&2; exit 5")
+        self.assertEqual(run.returncode, 3)
+        # Every command's errors, in the commands' order, then the hint for the one it knows.
+        self.assertEqual(run.stderr.splitlines()[:3], ["w: host", "error: unsupported GNU version", "e: second"])
+        self.assertIn("rules_cuda_stages: //pkg:k (CudaPreprocess): the host compiler is newer", run.stderr)
+        run = self._preprocess("echo 'w: host' >&2", "true")
+        self.assertEqual((run.returncode, run.stderr), (0, "w: host\n"))
 
 
 if __name__ == "__main__":
