@@ -24,7 +24,7 @@ TEST_NOOP = struct(
     mnemonic = "CudaTestNoop",
     scope = SOURCE,
     outputs = [
-        struct(key = "noop", pattern = "{stem}.noop", lto_pattern = ""),
+        struct(key = "noop", pattern = "{stem}.noop", lto_pattern = "", scope = ""),
     ],
     reads = [(KEYS.obj, SAME), (KEYS.cpp4, SAME)],
     source = False,
