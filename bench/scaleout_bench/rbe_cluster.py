@@ -157,6 +157,8 @@ def _find(prefix, pattern, what):
 class Cluster:
     """PostgreSQL + BuildGrid (execution) + bots; `address` is the --remote_executor."""
 
+    metadata = True  # the bots report each action's worker timestamps (input staging, run, output upload)
+
     def __init__(self, root, prefix, bgd):
         self.root = root
         self.prefix = prefix

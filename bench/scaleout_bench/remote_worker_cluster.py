@@ -35,7 +35,7 @@ class _PinnedRemoteWorker(reapi.RemoteWorker):
 class RemoteWorkerCluster:
     """RemoteWorker as the benchmark's executor; `address` is the --remote_executor."""
 
-    metadata = False  # no worker timestamps: executor time is the span times the jobs
+    metadata = False  # no worker timestamps: executor time is the build's wall times the jobs
 
     def __init__(self, root):
         self.root = root

@@ -48,7 +48,7 @@ flags.DEFINE_string("bazel", "bazel", "The Bazel that runs the builds.")
 flags.DEFINE_string("cache_dir", rbe_cluster.DEFAULT_CACHE_DIR, "Where the unpacked packages and BuildGrid live.")
 flags.DEFINE_enum("executor", "buildgrid", ["buildgrid", "remote_worker"],
                   "buildgrid: BuildGrid + buildbox bots, which report the worker's time per action; remote_worker: "
-                  "Bazel's RemoteWorker, which does not (its executor time is the span times its jobs).")
+                  "Bazel's RemoteWorker, which does not (its executor time is the build's wall times its jobs).")
 flags.mark_flag_as_required("out")
 
 
@@ -137,7 +137,7 @@ def _measure(runner, cluster, workers, staged, rep):
         "stages": _stage_table(spawns),
         "executor": FLAGS.executor,
     }
-    if not getattr(cluster, "metadata", True):
+    if not cluster.metadata:
         # No worker timestamps: the log's times are the client's (queueing included), and so is
         # its span; the worker, one action per job at a time, is busy at most the build's wall.
         result["executor_s"] = wall * workers
@@ -230,7 +230,7 @@ def main(argv):
                                  cache_report_lib.read_log(next(r["log"] for r in results
                                                                 if r["staged"] == staged and r["workers"] == 1)))
               for staged in ([True, False] if FLAGS.unstaged else [True])
-              if 1 in workers and getattr(cluster, "metadata", True)]
+              if 1 in workers and cluster.metadata]
     if curves:
         text += "\nsimulated from the 1-worker logs:\n\n```\n" + scaleout_lib.format_curves(curves, "table") + "```\n"
     with open(os.path.join(out, "results.md"), "w") as f:

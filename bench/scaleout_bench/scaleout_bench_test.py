@@ -1,4 +1,4 @@
-"""scaleout_bench's side-by-side report: executor-seconds from worker timestamps, or from the span where there are none."""
+"""scaleout_bench's side-by-side report: executor-seconds from worker timestamps, or from the build's wall where there are none."""
 
 import unittest
 
@@ -19,7 +19,7 @@ class ExecutorSecondsTest(unittest.TestCase):
     def test_from_the_workers_timestamps(self):
         self.assertEqual(scaleout_bench.executor_seconds(_result(True)), 8.0)
 
-    def test_from_the_span_without_them(self):
+    def test_from_the_wall_without_them(self):
         # RemoteWorker: the log's times are the client's; the build's wall times the jobs bounds what it spent.
         self.assertEqual(scaleout_bench.executor_seconds(_result(True, executor_s=18.0)), 18.0)
 
