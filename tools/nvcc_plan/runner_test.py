@@ -505,7 +505,7 @@ class RunnerTest(unittest.TestCase):
         self.assertEqual(proc.returncode, 0, proc.stderr)
         self.assertIn("dropped `-t 2`", proc.stderr)
         self.assertIn("-j 2", proc.stderr)
-        self.assertEqual(len(list(csv.DictReader(io.StringIO(proc.stdout)))), 11)
+        self.assertEqual(len(list(csv.DictReader(io.StringIO(proc.stdout)))), 10)
         self.assertEqual(
             sorted(i.name for i in fatbin_lib.read_images(_read(os.path.join(d, "k.o")))),
             ["compute_90", "sm_80", "sm_90"],

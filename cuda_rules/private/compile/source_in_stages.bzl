@@ -169,6 +169,8 @@ def _compiled(ctx, unit, src, virtuals, clang_main_file):
         cubins = [cubin(v.virtual, r) for v in virtuals for r in v.reals],
         fatbin = files[KEYS.fatbin],
         stub = files.get(KEYS.registration_stub),  # none in clang's table
+        # CudaPreprocess's outputs: the host side's and each preprocessed arch's device side.
+        preprocessed = [files[k] for k in sorted(files) if k == KEYS.cpp4 or k.startswith(KEYS.cpp1 + "/")],
         plan_files = unit.plan_outputs + [unit.layout],
         image = struct(
             src = src,

@@ -366,11 +366,11 @@ def compile_cu(ctx, target, rdc, variant):
       variant: the outputs' top directory ("_cuda", "_cuda_rdc").
 
     Returns:
-      struct(objects, device_link_inputs, ltoir, ptx, cubins, fatbins, stubs, plan_files, images): lists
+      struct(objects, device_link_inputs, ltoir, ptx, cubins, fatbins, stubs, preprocessed, plan_files, images): lists
       (images: CudaInfo.images).
     """
     cu_srcs = target.srcs.cu
-    out = struct(objects = [], device_link_inputs = [], ltoir = [], ptx = [], cubins = [], fatbins = [], stubs = [], plan_files = [], images = [])
+    out = struct(objects = [], device_link_inputs = [], ltoir = [], ptx = [], cubins = [], fatbins = [], stubs = [], preprocessed = [], plan_files = [], images = [])
     if not cu_srcs:
         return out
     if target.compiler == "clang":
@@ -399,6 +399,7 @@ def compile_cu(ctx, target, rdc, variant):
             out.fatbins.append(r.fatbin)
             if r.stub:
                 out.stubs.append(r.stub)
+            out.preprocessed.extend(r.preprocessed)
             out.plan_files.extend(r.plan_files)
             out.images.append(r.image)
         else:

@@ -109,6 +109,8 @@ def _cuda_library_impl(ctx):
             cuda_objects = all_objects,
             # CudaRegistrationStub's outputs (tests/fidelity compares them with nvcc's).
             registration_stub = depset(own.stubs),
+            # CudaPreprocess's outputs (nvcc -keep's .cpp4.ii and .cpp1.ii files).
+            preprocessed = depset(own.preprocessed),
             cuda_plan = depset(own.plan_files + (dlink.plan_files if dlink else [])),
             device_link = depset(dlink.cubins + dlink.reg_cs + [dlink.fatbin, dlink.obj] if dlink else []),
             # rules_cuda's names. One object per source serves both (position
