@@ -78,7 +78,7 @@ def check_staged_archs(env, virtuals, reals, registration_compiled = True):
 
     # One action per source reads the source (and its headers): CudaPreprocess.
     readers = [a.mnemonic for a in analysistest.target_actions(env) if a.mnemonic.startswith("Cuda") and
-               [f for f in a.inputs.to_list() if f.is_source and f.extension in ("cu", "cc", "cpp", "cxx")]]
+                                                                       [f for f in a.inputs.to_list() if f.is_source and f.extension in ("cu", "cc", "cpp", "cxx")]]
     asserts.equals(env, ["CudaPreprocess"], readers, "the actions that read the source")
     from_stub = [a for a in actions_of(env, "CudaCicc") if [f for f in a.inputs.to_list() if f.basename.endswith(".stub_arch_cicc_input")]]
     asserts.equals(env, 1 if registration_compiled else 0, len(from_stub), "CudaCicc actions on the stub's front end's output")
