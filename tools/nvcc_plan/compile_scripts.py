@@ -123,11 +123,8 @@ def preprocess_script(layout, exports, commands):
         lines.append('wait "$p%d" || { r=$?; [ "$rc" -ne 0 ] || rc=$r; }' % i)
     errs = " ".join('"$tmp/err%d"' % i for i in range(len(commands)))
     lines.append("cat %s >&2" % errs)
-    lines.append('if [ "$rc" -ne 0 ]; then')
-    for needle, hint in scripts_lib.HINTS:
-        lines.append("  if cat %s | grep -q %s; then echo %s >&2; fi" % (
-            errs, shlex.quote(needle), shlex.quote("rules_cuda_stages: %s (%s): %s" % (layout.label, stages.PREPROCESS.mnemonic, hint))))
-    lines += ['  exit "$rc"', "fi"]
+    lines += scripts_lib.hint_lines(layout.label, stages.PREPROCESS.mnemonic, errs)
+    lines.append('[ "$rc" -eq 0 ] || exit "$rc"')
     return "\n".join(lines) + "\n"
 
 

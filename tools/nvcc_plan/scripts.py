@@ -279,13 +279,22 @@ def stage_script(label, what, mnemonic, arch, exports, argv, *, with_hints=False
             "rc=$?",
             'cat "$err" >&2',
         ]
-        for needle, hint in HINTS:
-            lines.append(
-                "if [ $rc -ne 0 ] && grep -q %s \"$err\"; then echo %s >&2; fi"
-                % (shlex.quote(needle), shlex.quote("rules_cuda_stages: %s (%s): %s" % (label, mnemonic, hint)))
-            )
+        lines += hint_lines(label, mnemonic, '"$err"')
         lines += ['rm -f "$err"', "exit $rc"]
     return "\n".join(lines) + "\n"
+
+
+def hint_lines(label, mnemonic, errs):
+    """Shell lines that print each of HINTS whose text the failed commands' stderr holds.
+
+    `errs`: the shell words of the files their stderr went to; the lines read
+    the exit status from $rc and print nothing when it is 0.
+    """
+    return [
+        "if [ $rc -ne 0 ] && grep -q %s %s; then echo %s >&2; fi"
+        % (shlex.quote(needle), errs, shlex.quote("rules_cuda_stages: %s (%s): %s" % (label, mnemonic, hint)))
+        for needle, hint in HINTS
+    ]
 
 
 def stage_comment(label, what, mnemonic, arch=""):
