@@ -149,12 +149,14 @@ def _measure(runner, cluster, workers, staged, rep):
 
 
 def _tables(results):
+    if any("executor_s" in r for r in results):
+        return _wall_tables(results)
     lines = ["| build | workers | rep | Bazel wall | span: execution | simulated: execution | span: + worker overhead "
              "| simulated: + worker overhead | ÷ span | simulated from the 1-worker log (+ overhead) | work | "
              "worker overhead | queued | longest chain | load before |",
              "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     # The simulation replays a log's action times: only where they are the worker's own.
-    one = {(r["staged"], r["rep"]): r for r in results if r["workers"] == 1 and "executor_s" not in r}
+    one = {(r["staged"], r["rep"]): r for r in results if r["workers"] == 1}
     for r in results:
         base = one.get((r["staged"], r["rep"]))
         from_one = (scaleout_lib.simulate(scaleout_lib.build_graph(cache_report_lib.read_log(base["log"]), "worker"),
@@ -175,13 +177,9 @@ def _tables(results):
                 r["workers"], r["rep"], executor_seconds(r), executor_seconds(base),
                 executor_seconds(r) / executor_seconds(base)))
     if ratios:
-        how = ("the build's wall times the worker's jobs, an upper bound: RemoteWorker reports no worker timestamps"
-               if any("executor_s" in r for r in results) else
-               "work + worker overhead: every action's inputs staged, run, outputs uploaded")
-        lines += ["", "Executor-seconds (%s), side by side: %s." % (how, "; ".join(ratios))]
+        lines += ["", "Executor-seconds (work + worker overhead: every action's inputs staged, run, outputs uploaded), "
+                  "side by side: %s." % "; ".join(ratios)]
     for r in results:
-        if "executor_s" in r:
-            continue  # the log's times are the client's, queueing included: no per-stage split
         lines += ["", "%s: per stage (queued = REAPI queued -> worker start; run = execution wall; the worker's "
                   "means per action: inputs staged, run, outputs uploaded)" % r["name"], "",
                   "| stage | actions | queued mean | queued max | run total | inputs | run | outputs |",
@@ -191,6 +189,26 @@ def _tables(results):
                 s["stage"], s["actions"], s["queued_mean_s"], s["queued_max_s"], s["run_s"],
                 s.get("inputs_mean_s", 0.0), s.get("run_mean_s", 0.0), s.get("outputs_mean_s", 0.0)))
         lines += ["", "longest chain: " + " -> ".join(r["longest_chain"])]
+    return "\n".join(lines) + "\n"
+
+
+def _wall_tables(results):
+    """The table of an executor that reports no worker timestamps: the log's times are the client's
+    (queueing included), so spans, simulations and the per-stage split would mean nothing."""
+    lines = ["| build | workers | rep | Bazel wall | executor-seconds (wall x jobs) | actions | load before |",
+             "| --- | --- | --- | --- | --- | --- | --- |"]
+    for r in results:
+        lines.append("| %s | %d | %d | %.1f s | %.1f s | %d | %.2f |" % (
+            "staged" if r["staged"] else "staged = False", r["workers"], r["rep"], r["bazel_wall_s"],
+            executor_seconds(r), sum(s["actions"] for s in r["stages"]), r["load_before"]))
+    unstaged = {(r["workers"], r["rep"]): r for r in results if not r["staged"]}
+    ratios = ["%d worker(s), rep %d: staged %.1f s ÷ staged = False %.1f s = **%.2fx**" % (
+        r["workers"], r["rep"], executor_seconds(r), executor_seconds(unstaged[(r["workers"], r["rep"])]),
+        executor_seconds(r) / executor_seconds(unstaged[(r["workers"], r["rep"])]))
+        for r in results if r["staged"] and (r["workers"], r["rep"]) in unstaged]
+    if ratios:
+        lines += ["", "Executor-seconds (the build's wall times the worker's jobs, an upper bound: the executor "
+                  "reports no worker timestamps), side by side: %s." % "; ".join(ratios)]
     return "\n".join(lines) + "\n"
 
 

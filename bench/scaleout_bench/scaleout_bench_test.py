@@ -28,6 +28,10 @@ class ExecutorSecondsTest(unittest.TestCase):
         self.assertIn("the build's wall times the worker's jobs", text)
         self.assertIn("staged 18.0 s ÷ staged = False 12.0 s = **1.50x**", text)
         self.assertNotIn("per stage", text)
+        # Client-side times mean nothing without the worker's: no span or simulated column.
+        self.assertNotIn("span", text)
+        self.assertNotIn("simulated", text)
+        self.assertIn("| staged | 1 | 0 | 10.0 s | 18.0 s | 2 |", text)
         # (2 workers: no 1-worker log to simulate from)
         text = scaleout_bench._tables([_result(True, workers=2), _result(False, workers=2, worker_overhead_s=1.0)])
         self.assertIn("work + worker overhead", text)
