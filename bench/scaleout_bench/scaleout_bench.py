@@ -168,14 +168,7 @@ def _tables(results):
                          r["simulated_worker_s"] / r["worker_span_s"] if r["worker_span_s"] else 0,
                          "%.1f s" % from_one if from_one is not None else "-", r["work_s"], r["worker_overhead_s"],
                          r["queued_s"], r["longest_chain_s"], r["load_before"]))
-    unstaged = {(r["workers"], r["rep"]): r for r in results if not r["staged"]}
-    ratios = []
-    for r in results:
-        base = unstaged.get((r["workers"], r["rep"])) if r["staged"] else None
-        if base:
-            ratios.append("%d worker(s), rep %d: staged %.1f s ÷ staged = False %.1f s = **%.2fx**" % (
-                r["workers"], r["rep"], executor_seconds(r), executor_seconds(base),
-                executor_seconds(r) / executor_seconds(base)))
+    ratios = _side_by_side(results)
     if ratios:
         lines += ["", "Executor-seconds (work + worker overhead: every action's inputs staged, run, outputs uploaded), "
                   "side by side: %s." % "; ".join(ratios)]
@@ -192,6 +185,19 @@ def _tables(results):
     return "\n".join(lines) + "\n"
 
 
+def _side_by_side(results):
+    """Each staged build's executor-seconds against `staged = false`'s with the same workers and rep."""
+    unstaged = {(r["workers"], r["rep"]): r for r in results if not r["staged"]}
+    ratios = []
+    for r in results:
+        base = unstaged.get((r["workers"], r["rep"])) if r["staged"] else None
+        if base:
+            ratios.append("%d worker(s), rep %d: staged %.1f s ÷ staged = False %.1f s = **%.2fx**" % (
+                r["workers"], r["rep"], executor_seconds(r), executor_seconds(base),
+                executor_seconds(r) / executor_seconds(base)))
+    return ratios
+
+
 def _wall_tables(results):
     """The table of an executor that reports no worker timestamps: the log's times are the client's
     (queueing included), so spans, simulations and the per-stage split would mean nothing."""
@@ -201,11 +207,7 @@ def _wall_tables(results):
         lines.append("| %s | %d | %d | %.1f s | %.1f s | %d | %.2f |" % (
             "staged" if r["staged"] else "staged = False", r["workers"], r["rep"], r["bazel_wall_s"],
             executor_seconds(r), sum(s["actions"] for s in r["stages"]), r["load_before"]))
-    unstaged = {(r["workers"], r["rep"]): r for r in results if not r["staged"]}
-    ratios = ["%d worker(s), rep %d: staged %.1f s ÷ staged = False %.1f s = **%.2fx**" % (
-        r["workers"], r["rep"], executor_seconds(r), executor_seconds(unstaged[(r["workers"], r["rep"])]),
-        executor_seconds(r) / executor_seconds(unstaged[(r["workers"], r["rep"])]))
-        for r in results if r["staged"] and (r["workers"], r["rep"]) in unstaged]
+    ratios = _side_by_side(results)
     if ratios:
         lines += ["", "Executor-seconds (the build's wall times the worker's jobs, an upper bound: the executor "
                   "reports no worker timestamps), side by side: %s." % "; ".join(ratios)]
