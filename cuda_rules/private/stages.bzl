@@ -77,37 +77,19 @@ FRONTEND = struct(
     scope = "source",
     outputs = [
         struct(key = "cudafe1_cpp", pattern = "{stem}.cudafe1.cpp", lto_pattern = "", scope = ""),
-    ],
-    reads = [("cpp4", "same"), ("module_id", "same")],
-    source = False,
-    host_compiler = False,
-    toolkit = ["cudafe"],
-    device = False,
-    exec_group = "",
-    progress = "Splitting host code of %{label} (cudafe++): %{output}",
-    hook = "",
-    script_name = "frontend",
-    doc = "cudafe++: the host code with device code replaced by launch stubs",
-)
-
-REGISTRATION_STUB = struct(
-    name = "registration_stub",
-    mnemonic = "CudaRegistrationStub",
-    scope = "source",
-    outputs = [
         struct(key = "registration_stub", pattern = "host/{stem}.cudafe1.stub.c", lto_pattern = "", scope = ""),
         struct(key = "registration_cicc_input", pattern = "host/{stem}.stub_arch_cicc_input", lto_pattern = "", scope = ""),
     ],
-    reads = [("cpp1", "of_registration_arch"), ("module_id", "same")],
+    reads = [("cpp4", "same"), ("cpp1", "of_registration_arch"), ("module_id", "same")],
     source = False,
     host_compiler = False,
-    toolkit = ["cicc_files"],
+    toolkit = ["cudafe", "cicc_files"],
     device = False,
     exec_group = "",
-    progress = "Writing the registration stub of %{label} (cicc front end): %{output}",
+    progress = "Splitting host code of %{label} (cudafe++, cicc front end): %{output}",
     hook = "",
-    script_name = "registration_stub",
-    doc = "the registration stub the host compile includes, from one fixed arch's cicc front end on that arch's preprocessed source (its NVVM IR that arch's CudaCicc compiles on), so the host compile waits for no optimizing cicc and its key holds no arch",
+    script_name = "frontend",
+    doc = "the host side of a source, both front ends at once: cudafe++ (the host code with device code replaced by launch stubs) and the registration stub it includes, from one fixed arch's cicc front end on that arch's preprocessed source (its NVVM IR that arch's CudaCicc compiles on), so the host compile waits for no optimizing cicc and its key holds no arch",
 )
 
 CICC = struct(
@@ -190,7 +172,6 @@ EMBED_FATBIN = struct(
 COMPILE_STAGES = [
     PREPROCESS,
     FRONTEND,
-    REGISTRATION_STUB,
     CICC,
     PTXAS,
     HOST_COMPILE,
@@ -400,7 +381,7 @@ KEYS = struct(
 )
 
 # Every mnemonic, in pipeline order.
-MNEMONICS = ["CudaPlan", "CudaPreprocess", "CudaFrontend", "CudaRegistrationStub", "CudaCicc", "CudaPtxas", "CudaHostCompile", "CudaEmbedFatbin", "CudaCompile", "CudaClangDevice", "CudaFatbinary", "CudaClangHost", "CudaClangEmbed", "CudaDeviceLink", "CudaLinkStub"]
+MNEMONICS = ["CudaPlan", "CudaPreprocess", "CudaFrontend", "CudaCicc", "CudaPtxas", "CudaHostCompile", "CudaEmbedFatbin", "CudaCompile", "CudaClangDevice", "CudaFatbinary", "CudaClangHost", "CudaClangEmbed", "CudaDeviceLink", "CudaLinkStub"]
 
 # The mnemonics of the stages that produce device code.
 DEVICE_MNEMONICS = ["CudaCicc", "CudaClangDevice", "CudaDeviceLink", "CudaPtxas"]

@@ -9,8 +9,8 @@
    filled a --disk_cache with its build of the shipped set; checkout 2 runs
    `bazel clean` and builds sm_90 only against that cache. Bazel's execution
    log shows every sm_90 CudaCicc and CudaPtxas (compute_90 is the
-   registration arch: its device preprocess runs in CudaRegistrationStub) and
-   every CudaPreprocess, CudaFrontend, CudaRegistrationStub and
+   registration arch: its cicc front end runs in CudaFrontend) and
+   every CudaPreprocess, CudaFrontend and
    CudaHostCompile of all examples, the CUB one included, as a cache hit: a
    subset of the shipped set is compiled with the shipped set's
    __CUDA_ARCH_LIST__, and the host compile reads no device code. The same
@@ -50,7 +50,7 @@ TARGETS = ["@rules_cuda_stages_examples//..."]
 # An rdc binary over two rdc libraries (tests/rdc/geom, tests/rdc/mathlib): its device links.
 RDC_TARGET = "//tests/rdc:separate_compilation_test"
 # The stages of a source that make its host object (no device code among their inputs).
-HOST_STAGES = ("CudaPreprocess", "CudaFrontend", "CudaRegistrationStub", "CudaHostCompile")
+HOST_STAGES = ("CudaPreprocess", "CudaFrontend", "CudaHostCompile")
 
 # The examples' CUDA sources: vector_add.cu, vector_add_demo.cc (a cuda_binary's
 # .cc source is CUDA too), scale.cu, sum.cu (CUB) and driver_api's kernels.cu.
@@ -212,10 +212,10 @@ class ReuseTest(unittest.TestCase):
         stages = HOST_STAGES + ("CudaCicc", "CudaPtxas")
         reused = [s for s in spawns if s.mnemonic in stages]
         # Per source (CUB included): the preprocess (of every arch of the shipped set: CI's action),
-        # frontend, registration stub, host compile, and for sm_90: cicc, ptxas. compute_90 is the
-        # stub's arch: its front end ran in the registration stub, its cicc is the back end alone on
-        # the stub's NVVM IR.
-        self.assertEqual(len(reused), SOURCES * 6, [(s.target, s.mnemonic) for s in reused])
+        # the front ends (cudafe++ and the registration stub), host compile, and for sm_90: cicc, ptxas.
+        # compute_90 is the stub's arch: its front end ran in CudaFrontend, its cicc is the back end
+        # alone on the stub's NVVM IR.
+        self.assertEqual(len(reused), SOURCES * 5, [(s.target, s.mnemonic) for s in reused])
         self.assertEqual({s.arch for s in reused if s.mnemonic in ("CudaCicc", "CudaPtxas")}, {"compute_90", "sm_90"})
         self.assertTrue(any("//cub_reduce:" in s.target for s in reused))
         misses = [(s.target, s.mnemonic, s.arch) for s in reused if not s.cache_hit]
@@ -246,7 +246,7 @@ class ReuseTest(unittest.TestCase):
         self.assertEqual(len(device), SOURCES * 2)
         self.assertEqual({s.arch for s in device}, {"compute_80", "sm_80"})
         self.assertEqual([(s.target, s.mnemonic) for s in device if not s.cache_hit], [])
-        stubs = {p: t for p, t in self.dev80_scripts.items() if p.endswith("/registration_stub.sh")}
+        stubs = {p: t for p, t in self.dev80_scripts.items() if p.endswith("/frontend.sh")}
         self.assertEqual(len(stubs), SOURCES, sorted(stubs))
         for path, text in stubs.items():
             self.assertIn(" --nv_arch compute_90 ", text, path)
@@ -282,31 +282,25 @@ class ReuseTest(unittest.TestCase):
         spawns = [s for s in cache_report_lib.read_log(self.edit_log)
                   if "//vector_add:" in s.target and s.mnemonic.startswith("Cuda")]
         executed = sorted(s.mnemonic for s in spawns if not s.cache_hit)
-        # The preprocess, cudafe++ and the registration stub's front end re-ran (their inputs changed)
-        # and wrote the same host code and stub; cicc (compute_90's back end), ptxas, and the object
+        # The preprocess and the front ends (cudafe++ and the registration stub's cicc front end) re-ran
+        # (their inputs changed) and wrote the same host code and stub; cicc (compute_90's back end), ptxas, and the object
         # with its fatbinary re-ran (then the archive and the link); the host compile's key did not
         # change, so it did not run.
         self.assertEqual(
             executed,
-            sorted(["CudaPreprocess", "CudaFrontend", "CudaRegistrationStub", "CudaCicc",
-                    "CudaPtxas", "CudaEmbedFatbin"]),
+            sorted(["CudaPreprocess", "CudaFrontend", "CudaCicc", "CudaPtxas", "CudaEmbedFatbin"]),
         )
         self.assertNotIn("CudaHostCompile", [s.mnemonic for s in spawns if not s.cache_hit])
 
     def test_arch_outside_the_shipped_set_builds_with_its_own_list(self):
         spawns = cache_report_lib.read_log(self.outside_log)
         # Every stage whose command holds the list ran: no wrong reuse, and none of CI's.
-        # (sm_89 is the stub's arch here; the stub's front end reads its preprocessed source.)
-        listed = ("CudaPreprocess", "CudaRegistrationStub", "CudaCicc", "CudaPtxas")
+        # (sm_89 is the stub's arch here; CudaFrontend's cicc front end reads its preprocessed source.)
+        listed = ("CudaPreprocess", "CudaFrontend", "CudaCicc", "CudaPtxas")
         stages = [s for s in spawns if s.mnemonic in listed]
         self.assertEqual(sorted(s.mnemonic for s in stages), sorted(list(listed) * SOURCES))
         self.assertEqual({s.arch for s in stages if s.mnemonic == "CudaPtxas"}, {"sm_89"})
         self.assertEqual([(s.target, s.mnemonic) for s in stages if s.cache_hit], [], "nothing of CI's is reused")
-        # cudafe++ reads the preprocessed host code: CUB's differs (CCCL's namespace holds
-        # the list) and re-runs; a plain kernel's does not mention the list, so its
-        # frontend is the same action as before and may be reused (correctly).
-        cub_frontend = [s for s in spawns if s.mnemonic == "CudaFrontend" and "//cub_reduce:" in s.target]
-        self.assertEqual([s.cache_hit for s in cub_frontend], [False])
         pre = {p: t for p, t in self.outside_scripts.items() if p.endswith("/preprocess.sh")}
         self.assertEqual(len(pre), SOURCES, sorted(pre))
         for path, text in pre.items():
@@ -335,8 +329,8 @@ class ReuseTest(unittest.TestCase):
         err = self.device_error
         self.assertIn("tests/e2e/broken/device_error.cu(5)", err)  # cicc's file(line) form
         self.assertIn("host_only", err)
-        # cicc's front end finds it: in CudaCicc, or in CudaRegistrationStub's front end, whichever ends first.
-        self.assertRegex(err, "CudaCicc|CudaRegistrationStub")
+        # cicc's front end finds it: in CudaCicc, or in CudaFrontend's (the registration stub's), whichever ends first.
+        self.assertRegex(err, "CudaCicc|CudaFrontend")
         self.assertIn("//tests/e2e/broken:device_error", err)
 
     def test_errors_name_the_workspace_relative_path(self):

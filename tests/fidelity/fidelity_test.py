@@ -177,7 +177,7 @@ _STUB_MARKER = re.compile(rb'^# 1 "[^"\n]*\.cudafe1\.stub\.c"$', re.M)
 
 
 def _compare_stub(root, layout, plan, execroot, our_id, nvcc_id):
-    """CudaRegistrationStub's stub against the one nvcc's cicc of the same arch wrote, or None (not compared).
+    """CudaFrontend's registration stub against the one nvcc's cicc of the same arch wrote, or None (not compared).
 
     They may differ in one line, if the stub has it: the marker `# 1 "<file>"` naming the stub
     file itself (nvcc's temporary file, the rules' declared one); and the

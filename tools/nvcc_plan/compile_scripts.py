@@ -63,12 +63,65 @@ def _from_step(unit, action):
 
 
 def _frontend(unit, action):
-    """cudafe++, told the source's canonical path and given the rules' module id (not generating one)."""
-    argv = [a for a in unit.command(unit.only(stages.FRONTEND)) if a != "--gen_module_id_file"]
-    scripts_lib.set_value(argv, "--orig_src_path_name", unit.layout.src)
+    """cudafe++ and the registration stub's cicc front end, side by side (frontend_script)."""
+    layout = unit.layout
+    # cudafe++, told the source's canonical path and given the rules' module id (not generating one).
+    cudafe = [a for a in unit.command(unit.only(stages.FRONTEND)) if a != "--gen_module_id_file"]
+    scripts_lib.set_value(cudafe, "--orig_src_path_name", layout.src)
+    arch, dpp, cicc, _, split = _registration(unit)
+    if arch != layout.registration_arch:
+        # (registration_commands could not make the arch's commands from another's.)
+        scripts_lib.fail(layout.display_label, "cannot write the registration stub for %s from nvcc's plan of %s. "
+                         "Build with staged = False, or set --@rules_cuda_stages//cuda_rules:shipped_archs=same."
+                         % (layout.registration_arch, ", ".join(layout.virtual_archs)))
+    stub = registration_stub_lines(layout, arch, dryrun.value_after(unit.command(dpp), "-o"), cicc, split)
+    return {layout.scripts[action["script"]]: frontend_script(layout, unit.exports, cudafe, stub)}
+
+
+def frontend_script(layout, exports, cudafe, stub):
+    """CudaFrontend: cudafe++ (`cudafe`, its output's disabled device code blanked) and `stub` (registration_stub_lines) at once.
+
+    The two front ends read different files (the host side's preprocessed
+    source, and the registration arch's device side) and both feed the host
+    compile, so one action runs them side by side; then their errors, cudafe++'s
+    first, and on a failure the first failing one's status.
+    """
     # The host compile's input: the same host code whatever the device code's
     # text, so a device-only edit that keeps the lines re-runs no host compile.
-    return unit.script(action, argv, post=scripts_lib.blank_disabled_device_code(unit.layout.files[KEYS.cudafe1_cpp]))
+    blank = scripts_lib.blank_disabled_device_code(layout.files[KEYS.cudafe1_cpp])
+    lines = scripts_lib.preamble(scripts_lib.stage_comment(layout.label, layout.src, stages.FRONTEND.mnemonic), exports)
+    lines += scripts_lib.temp_dir_lines()
+    lines += _side_by_side([[_line(cudafe)] + [b + " || exit $?" for b in blank], stub])
+    lines.append('[ "$rc" -eq 0 ] || exit "$rc"')
+    return "\n".join(lines) + "\n"
+
+
+def _side_by_side(groups):
+    """Shell lines that run `groups` (each a command's words, or shell lines) at once and leave the first failing
+    one's status in $rc (the caller exits with it).
+
+    Their errors are printed once: on a failure the first failing group's
+    alone (as nvcc stops at its first failing command), else each group's
+    that no earlier group printed the same (the preprocesses of one source
+    warn alike).
+    """
+    lines = []
+    for i, group in enumerate(groups):
+        run = " ".join(_quote(a) for a in group) if isinstance(group, tuple) else "(\n%s\n)" % "\n".join("  " + l for l in group)
+        lines.append('%s 2>"$tmp/err%d" & p%d=$!' % (run, i, i))
+    lines.append("rc=0")
+    for i in range(len(groups)):
+        lines.append('wait "$p%d" || { r=$?; [ "$rc" -ne 0 ] || { rc=$r; failed="$tmp/err%d"; }; }' % (i, i))
+    lines.append('if [ "$rc" -ne 0 ]; then cat "$failed" >&2; else')
+    for i in range(len(groups)):
+        same = "".join('cmp -s "$tmp/err%d" "$tmp/err%d" || ' % (j, i) for j in range(i))
+        lines.append('  %scat "$tmp/err%d" >&2' % (same, i))
+    lines.append("fi")
+    return lines
+
+
+def _errs(n):
+    return " ".join('"$tmp/err%d"' % i for i in range(n))
 
 
 def _device_preprocess_command(unit, arch):
@@ -116,14 +169,8 @@ def preprocess_script(layout, exports, commands):
     """
     lines = scripts_lib.preamble(scripts_lib.stage_comment(layout.label, layout.src, stages.PREPROCESS.mnemonic), exports)
     lines += scripts_lib.temp_dir_lines()
-    for i, argv in enumerate(commands):
-        lines.append('%s 2>"$tmp/err%d" & p%d=$!' % (" ".join(_quote(a) for a in argv), i, i))
-    lines.append("rc=0")
-    for i in range(len(commands)):
-        lines.append('wait "$p%d" || { r=$?; [ "$rc" -ne 0 ] || rc=$r; }' % i)
-    errs = " ".join('"$tmp/err%d"' % i for i in range(len(commands)))
-    lines.append("cat %s >&2" % errs)
-    lines += scripts_lib.hint_lines(layout.label, stages.PREPROCESS.mnemonic, errs)
+    lines += _side_by_side([tuple(argv) for argv in commands])
+    lines += scripts_lib.hint_lines(layout.label, stages.PREPROCESS.mnemonic, _errs(len(commands)))
     lines.append('[ "$rc" -eq 0 ] || exit "$rc"')
     return "\n".join(lines) + "\n"
 
@@ -167,18 +214,6 @@ def _registration(unit):
     return arch, dpp, cicc, host_compile, split
 
 
-def _registration_stub(unit, action):
-    layout = unit.layout
-    arch, dpp, cicc, _, split = _registration(unit)
-    if arch != layout.registration_arch:
-        # (registration_commands could not make the arch's commands from another's.)
-        scripts_lib.fail(layout.display_label, "cannot write the registration stub for %s from nvcc's plan of %s. "
-                         "Build with staged = False, or set --@rules_cuda_stages//cuda_rules:shipped_archs=same."
-                         % (layout.registration_arch, ", ".join(layout.virtual_archs)))
-    return {layout.scripts[action["script"]]: registration_stub_script(
-        layout, unit.exports, arch, dryrun.value_after(unit.command(dpp), "-o"), cicc, split)}
-
-
 def _cicc(unit, action):
     """cicc for one virtual arch; the registration arch's reads the stub's front end's output instead."""
     layout = unit.layout
@@ -187,7 +222,7 @@ def _cicc(unit, action):
     scripts_lib.set_value(argv, "--orig_src_path_name", layout.src)
     link, check = None, None
     if arch == layout.registration_arch:
-        # Its input comes from the stub's action (stages.REGISTRATION_ARCH).
+        # Its input comes from CudaFrontend, which ran the front end (stages.REGISTRATION_ARCH).
         _, _, stub_cicc, _, split = _registration(unit)
         stub_input = layout.files[KEYS.registration_cicc_input]
         if split:
@@ -205,7 +240,6 @@ def _cicc(unit, action):
 PLANNER = {
     stages.PREPROCESS: _preprocess,
     stages.FRONTEND: _frontend,
-    stages.REGISTRATION_STUB: _registration_stub,
     stages.CICC: _cicc,
     stages.HOST_COMPILE: _host_compile,
     stages.EMBED_FATBIN: _embed,
@@ -213,7 +247,7 @@ PLANNER = {
 
 
 _PLAIN_VIRTUAL = re.compile(r"compute_([0-9]+)")
-# What CudaRegistrationStub adds to nvcc's cicc command where it cannot be
+# What CudaFrontend adds to nvcc's cicc command where it cannot be
 # split: run the front end (the stub, .cudafe1.c, .cudafe1.gpu, as the full
 # cicc writes them) and skip device code generation.
 FRONT_END_ONLY = ["--Xlgenfe", "--device-syntax-only"]
@@ -270,15 +304,15 @@ def _retarget(command, old, new):
     return dataclasses.replace(command, argv=argv)
 
 
-def registration_stub_script(layout, exports, arch, preprocessed, cicc, split):
-    """CudaRegistrationStub: the registration arch's cicc front end on its preprocessed source: the stub and that arch's cicc input.
+def registration_stub_lines(layout, arch, preprocessed, cicc, split):
+    """Shell lines of the registration arch's cicc front end on its preprocessed source: the stub and that arch's cicc input.
 
     `cicc` is the registration arch's command, its files already named as the
     rules declared them; it reads `preprocessed` (its name in `cicc`), which
     is CudaPreprocess's output for the arch. The stub goes to the declared
-    file the host compile includes; cicc's other front-end outputs to a
-    temporary directory (none of their names reaches the stub or the IR).
-    With `split` (cicc_split.split's two commands) the front end writes the
+    file the host compile includes; cicc's other front-end outputs to the
+    script's temporary directory (none of their names reaches the stub or the
+    IR). With `split` (cicc_split.split's two commands) the front end writes the
     NVVM IR to the declared `registration_cicc_input`, which that arch's
     CudaCicc compiles with libnvvm alone; without, the preprocessed source is
     that file and the front end runs syntax-only (CudaCicc runs the whole cicc).
@@ -291,10 +325,7 @@ def registration_stub_script(layout, exports, arch, preprocessed, cicc, split):
         dryrun.value_after(cicc, "-o"): _TMP + "/stub.ptx",
         dryrun.value_after(cicc, "--stub_file_name"): files[KEYS.registration_stub],
     }
-    lines = scripts_lib.preamble(
-        scripts_lib.stage_comment(layout.label, layout.src, stages.REGISTRATION_STUB.mnemonic, arch), exports
-    )
-    lines += scripts_lib.temp_dir_lines()
+    lines = ["# The registration stub, from %s's cicc front end." % arch]
     if split:
         front = _rename_args(split[0], local)
         front[front.index(_TMP + "/stub_arch.bc")] = stub_input
@@ -304,14 +335,14 @@ def registration_stub_script(layout, exports, arch, preprocessed, cicc, split):
     else:
         lines.append(_line(_rename_args(cicc, local) + FRONT_END_ONLY))
         lines.append(_line(["cp", ii, stub_input]))
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 def cicc_script(layout, exports, arch, argv, link=None, check=None):
     """CudaCicc of one virtual arch: `argv` with cicc's other outputs in a temporary directory.
 
     `link`: (the declared file, its name in the temporary directory) for the
-    registration arch's input from CudaRegistrationStub (cicc chooses an input's kind
+    registration arch's input from CudaFrontend (cicc chooses an input's kind
     by its extension: .bc for the NVVM IR, .ii for preprocessed source).
     `check`: the output that must exist afterwards (cicc -libnvvm, like
     -lgenfe, may exit 0 without it after an error).

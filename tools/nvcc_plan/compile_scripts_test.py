@@ -8,7 +8,9 @@ compile that reads it, would not be the same action as in a build of the
 whole set.
 """
 
+import os
 import subprocess
+import tempfile
 import types
 import unittest
 
@@ -101,11 +103,41 @@ class ScriptLinesTest(unittest.TestCase):
         run = self._preprocess("echo 'w: host' >&2", "echo 'error: unsupported GNU version' >&2; exit 3",
                                "sleep 0.2; echo 'e: second' >&2; exit 5")
         self.assertEqual(run.returncode, 3)
-        # Every command's errors, in the commands' order, then the hint for the one it knows.
-        self.assertEqual(run.stderr.splitlines()[:3], ["w: host", "error: unsupported GNU version", "e: second"])
+        # The first failing command's errors alone (the others ran on the same source: they would say
+        # it again), then the hint for the one it knows.
+        self.assertEqual(run.stderr.splitlines()[0], "error: unsupported GNU version")
+        self.assertNotIn("e: second", run.stderr)
+        self.assertNotIn("w: host", run.stderr)
         self.assertIn("rules_cuda_stages: //pkg:k (CudaPreprocess): the host compiler is newer", run.stderr)
+        # A later command fails first in time: still the first in order decides.
+        run = self._preprocess("sleep 0.2; echo 'e: host' >&2; exit 4", "echo 'e: device' >&2; exit 2")
+        self.assertEqual((run.returncode, run.stderr), (4, "e: host\n"))
         run = self._preprocess("echo 'w: host' >&2", "true")
         self.assertEqual((run.returncode, run.stderr), (0, "w: host\n"))
+        # On success each warning once: the preprocesses of one source warn alike.
+        run = self._preprocess("echo 'w: same' >&2", "echo 'w: same' >&2", "echo 'w: other' >&2", "echo 'w: same' >&2")
+        self.assertEqual((run.returncode, run.stderr), (0, "w: same\nw: other\n"))
+
+    def test_the_front_ends_run_side_by_side_and_say_an_error_once(self):
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "k.cudafe1.cpp")
+            layout = types.SimpleNamespace(label="//pkg:k", src="pkg/k.cu", files={stages.KEYS.cudafe1_cpp: out})
+
+            def run(cudafe, stub):
+                script = lib.frontend_script(layout, [], ["sh", "-c", cudafe], stub)
+                return subprocess.run(["/bin/sh", "-c", script], capture_output=True, text=True)
+
+            # cudafe++'s output has its disabled device code blanked, lines kept.
+            ok = run("printf 'a\\n#if 0\\nx\\n#endif\\nb\\n' > " + out, ["echo 'w: stub' >&2"])
+            self.assertEqual((ok.returncode, ok.stderr), (0, "w: stub\n"))
+            with open(out) as f:
+                self.assertEqual(f.read(), "a\n#if 0\n\n#endif\nb\n")
+            # Both front ends see a device code error: said once, with cudafe++'s status.
+            both = run("echo 'e: undefined' >&2; exit 2", ["echo 'e: undefined' >&2", "exit 1"])
+            self.assertEqual((both.returncode, both.stderr), (2, "e: undefined\n"))
+            # The stub's front end alone fails (cicc -lgenfe wrote no IR): its status and its errors alone.
+            stub = run("echo 'w: host' >&2; : > " + out, ["echo 'e: stub' >&2", "exit 1"])
+            self.assertEqual((stub.returncode, stub.stderr), (1, "e: stub\n"))
 
 
 if __name__ == "__main__":

@@ -373,10 +373,10 @@ class RunnerTest(unittest.TestCase):
         for key in sorted(files):
             if key.startswith(("ptx/", "cubin/", "cpp1/")) or key in ("cpp4", "registration_stub", "fatbin", "obj"):
                 check(files[key])
-        # CudaPlan's 3 files and 9 scripts, the preprocessed host side and 4 archs' device side (the
+        # CudaPlan's 3 files and 8 scripts, the preprocessed host side and 4 archs' device side (the
         # shipped set's: 2 of them made from another arch's command), 2 PTX, 2 cubins, the registration
         # stub, the fatbinary and the object.
-        self.assertEqual(len(compared), 3 + 9 + 1 + 4 + 2 + 2 + 1 + 2)
+        self.assertEqual(len(compared), 3 + 8 + 1 + 4 + 2 + 2 + 1 + 2)
         # -lineinfo: the cubins would record the sources' times had ptxas seen them.
         self.assertIn("-lineinfo", self.nvcc_args)
         # The toolchain's host-only flags are in the host stages, not in the device preprocess.
@@ -439,7 +439,7 @@ class RunnerTest(unittest.TestCase):
         self.assertEqual(
             sorted(r["stage"] for r in rows),
             sorted([
-                "plan", "frontend", "registration_stub", "host_compile", "embed_fatbin",
+                "plan", "frontend", "host_compile", "embed_fatbin",
                 "preprocess", "cicc/compute_80", "cicc/compute_90",
                 "ptxas/compute_80/sm_80", "ptxas/compute_90/sm_90",
             ]),
@@ -454,18 +454,16 @@ class RunnerTest(unittest.TestCase):
         self.assertEqual(by_stage["ptxas/compute_80/sm_80"]["arch"], "sm_80")
         self.assertEqual(by_stage["cicc/compute_90"]["mnemonic"], "CudaCicc")
         self.assertGreater(sum(float(r["cpu_s"]) for r in rows if r["stage"].startswith("cicc/")), 0.0)
-        self.assertRegex(err, r"nvcc_plan: 10 stages, -j 2: wall [0-9.]+ s, CPU [0-9.]+ s .*critical path [0-9.]+ s: plan -> ")
+        self.assertRegex(err, r"nvcc_plan: 9 stages, -j 2: wall [0-9.]+ s, CPU [0-9.]+ s .*critical path [0-9.]+ s: plan -> ")
         # The graph: every stage, every dependency; no stage starts before what it reads is written.
         self.assertEqual(sorted(re.findall(r'^  "([^"]+)" \[label=', dot, re.M)), sorted(by_stage))
         edges = re.findall(r'^  "([^"]+)" -> "([^"]+)"', dot, re.M)
-        # plan -> preprocess; the preprocess -> frontend, the registration stub and compute_80's cicc;
-        # compute_90's cicc (on the stub's front end), per real arch ptxas, host compile (frontend,
-        # registration stub: no device code), the object and its fatbinary (host compile, 2 cubins +
-        # the compute_90 PTX).
-        self.assertEqual(len(edges), 1 + 3 + 1 + 2 + 2 + 4)
+        # plan -> preprocess; the preprocess -> the front ends and compute_80's cicc; compute_90's cicc
+        # (on the stub's front end), per real arch ptxas, host compile (the front ends: no device code),
+        # the object and its fatbinary (host compile, 2 cubins + the compute_90 PTX).
+        self.assertEqual(len(edges), 1 + 2 + 1 + 2 + 1 + 4)
         self.assertIn(("preprocess", "cicc/compute_80"), edges)
-        self.assertIn(("registration_stub", "host_compile"), edges)
-        self.assertIn(("registration_stub", "cicc/compute_90"), edges)
+        self.assertIn(("frontend", "cicc/compute_90"), edges)
         self.assertNotIn(("cicc/compute_90", "host_compile"), edges)
         self.assertIn(("frontend", "host_compile"), edges)
         self.assertNotIn(("embed_fatbin", "host_compile"), edges)
@@ -505,7 +503,7 @@ class RunnerTest(unittest.TestCase):
         self.assertEqual(proc.returncode, 0, proc.stderr)
         self.assertIn("dropped `-t 2`", proc.stderr)
         self.assertIn("-j 2", proc.stderr)
-        self.assertEqual(len(list(csv.DictReader(io.StringIO(proc.stdout)))), 10)
+        self.assertEqual(len(list(csv.DictReader(io.StringIO(proc.stdout)))), 9)
         self.assertEqual(
             sorted(i.name for i in fatbin_lib.read_images(_read(os.path.join(d, "k.o")))),
             ["compute_90", "sm_80", "sm_90"],

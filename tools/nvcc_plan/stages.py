@@ -199,33 +199,27 @@ PREPROCESS = Stage(
 FRONTEND = Stage(
     mnemonic="CudaFrontend",
     scope=SOURCE,
-    outputs=(Output("cudafe1_cpp", "{stem}.cudafe1.cpp", named_by=STEP_OUTPUT),),
-    reads=(("cpp4", SAME), ("module_id", SAME)),
-    toolkit=("cudafe",),
-    progress="Splitting host code of %{label} (cudafe++): %{output}",
-    doc="cudafe++: the host code with device code replaced by launch stubs",
-    step=STEP_CUDAFE,
-    # The module id is CudaPlan's file; the host code #includes the registration stub by name.
-    names=(("--module_id_file_name", PATH, "module_id"), ("--stub_file_name", BASENAME, "registration_stub")),
-    weight=2.8,
-)
-REGISTRATION_STUB = Stage(
-    mnemonic="CudaRegistrationStub",
-    scope=SOURCE,
     outputs=(
+        Output("cudafe1_cpp", "{stem}.cudafe1.cpp", named_by=STEP_OUTPUT),
+        # The registration stub the host compile includes, from one fixed arch's
+        # cicc front end (the host code #includes it by name).
         Output("registration_stub", "host/{stem}.cudafe1.stub.c"),
-        # The registration arch's CudaCicc input: the front end's NVVM IR (that
+        # The registration arch's CudaCicc input: that front end's NVVM IR (that
         # CudaCicc runs cicc's back end alone), or, where nvcc's cicc command
         # cannot be split (cicc_split.py), the arch's preprocessed source.
         Output("registration_cicc_input", "host/{stem}.stub_arch_cicc_input"),
     ),
-    reads=(("cpp1", OF_REGISTRATION_ARCH), ("module_id", SAME)),
-    toolkit=("cicc_files",),
-    progress="Writing the registration stub of %{label} (cicc front end): %{output}",
-    doc="the registration stub the host compile includes, from one fixed arch's cicc front end on that arch's "
-    "preprocessed source (its NVVM IR that arch's CudaCicc compiles on), so the host compile waits for no optimizing "
-    "cicc and its key holds no arch",
-    weight=1.5,
+    reads=(("cpp4", SAME), ("cpp1", OF_REGISTRATION_ARCH), ("module_id", SAME)),
+    toolkit=("cudafe", "cicc_files"),
+    progress="Splitting host code of %{label} (cudafe++, cicc front end): %{output}",
+    doc="the host side of a source, both front ends at once: cudafe++ (the host code with device code replaced by "
+    "launch stubs) and the registration stub it includes, from one fixed arch's cicc front end on that arch's "
+    "preprocessed source (its NVVM IR that arch's CudaCicc compiles on), so the host compile waits for no "
+    "optimizing cicc and its key holds no arch",
+    step=STEP_CUDAFE,
+    # The module id is CudaPlan's file; the host code #includes the registration stub by name.
+    names=(("--module_id_file_name", PATH, "module_id"), ("--stub_file_name", BASENAME, "registration_stub")),
+    weight=2.8,
 )
 CICC = Stage(
     mnemonic="CudaCicc",
@@ -233,7 +227,7 @@ CICC = Stage(
     outputs=(
         Output("ptx", "{virtual}/{stem}.ptx", lto_pattern="{virtual}/{stem}.ltoir", named_by="-o"),
     ),
-    # The registration arch's from CudaRegistrationStub, which ran its front end.
+    # The registration arch's from CudaFrontend, which ran its front end.
     reads=(("cpp1", NOT_REGISTRATION_ARCH), ("registration_cicc_input", REGISTRATION_ARCH), ("module_id", SAME)),
     toolkit=("cicc_files",),
     device=True,
@@ -242,7 +236,7 @@ CICC = Stage(
     doc="device code to PTX (or NVVM IR for an LTO arch); for the registration stub's arch, cicc's back end alone on the stub's front end's NVVM IR",
     step=STEP_CICC,
     # The front end's other outputs: read by nothing (the host compile's stub
-    # is CudaRegistrationStub's). The stub #includes the fatbinary's C form by name.
+    # is CudaFrontend's). The stub #includes the fatbinary's C form by name.
     names=(
         ("--gen_c_file_name", TEMPORARY, "cicc.cudafe1.c"),
         ("--stub_file_name", TEMPORARY, "cicc.cudafe1.stub.c"),
@@ -297,7 +291,7 @@ EMBED_FATBIN = Stage(
     weight=0.06,
 )
 
-COMPILE_STAGES = (PREPROCESS, FRONTEND, REGISTRATION_STUB, CICC, PTXAS, HOST_COMPILE, EMBED_FATBIN)
+COMPILE_STAGES = (PREPROCESS, FRONTEND, CICC, PTXAS, HOST_COMPILE, EMBED_FATBIN)
 
 # --- One .cu file compiled in stages by clang (//cuda_rules:compiler=clang) ----
 # clang's own plan (`clang -###`, clang_scripts.py): per GPU arch one device

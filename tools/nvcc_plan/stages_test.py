@@ -23,7 +23,7 @@ def _graph(archs=_ARCHS, registration="compute_90", rdc=False, table=stages.COMP
 def _deps(graph):
     """{action: [actions whose outputs it reads]}: the graph the runner runs."""
     producer = {k: a["script"] for a in graph["actions"] for k in a["outputs"]}
-    return {a["script"]: [producer[k] for k in a["reads"] if k in producer] for a in graph["actions"]}
+    return {a["script"]: sorted({producer[k] for k in a["reads"] if k in producer}) for a in graph["actions"]}
 
 
 def _reads(graph):
@@ -62,14 +62,13 @@ class StageGraphTest(unittest.TestCase):
             sorted(deps["embed_fatbin"]),
             ["cicc/compute_90", "host_compile", "ptxas/compute_80/sm_80", "ptxas/compute_80/sm_86", "ptxas/compute_90/sm_90"],
         )
-        # The host compile includes the registration stub (cicc's front end alone), and no device code:
-        # it waits for no cicc of an arch.
-        self.assertEqual(deps["host_compile"], ["frontend", "registration_stub"])
-        self.assertEqual(deps["registration_stub"], ["preprocess"])
+        # The host compile includes cudafe++'s output and the registration stub (cicc's front end
+        # alone, in the same action), and no device code: it waits for no cicc of an arch.
+        self.assertEqual(deps["host_compile"], ["frontend"])
         # The registration arch's cicc runs on the stub's front end's output.
-        self.assertEqual(deps["cicc/compute_90"], ["registration_stub"])
+        self.assertEqual(deps["cicc/compute_90"], ["frontend"])
         reads = _reads(_graph())
-        self.assertEqual(reads["registration_stub"], ["cpp1/compute_90", "module_id"])
+        self.assertEqual(reads["frontend"], ["cpp4", "cpp1/compute_90", "module_id"])
         self.assertEqual(reads["cicc/compute_90"], ["registration_cicc_input", "module_id"])
         self.assertEqual(reads["cicc/compute_80"], ["cpp1/compute_80", "module_id"])
         actions = {a["script"]: a for a in _graph()["actions"]}
@@ -87,10 +86,10 @@ class StageGraphTest(unittest.TestCase):
         graph = _graph(archs, registration, preprocessed=preprocessed)
         actions = {a["script"]: a for a in graph["actions"]}
         self.assertEqual(sorted(actions), ["cicc/compute_80", "embed_fatbin", "frontend", "host_compile", "preprocess",
-                                           "ptxas/compute_80/sm_80", "registration_stub"])
+                                           "ptxas/compute_80/sm_80"])
         self.assertEqual(actions["preprocess"]["outputs"], ["cpp4"] + ["cpp1/" + a for a in preprocessed])
         self.assertEqual(graph["files"]["cpp1/compute_86"], "compute_86/k.cpp1.ii")
-        self.assertEqual(actions["registration_stub"]["reads"], ["cpp1/compute_90", "module_id"])
+        self.assertEqual(actions["frontend"]["reads"], ["cpp4", "cpp1/compute_90", "module_id"])
         self.assertEqual(actions["cicc/compute_80"]["reads"], ["cpp1/compute_80", "module_id"])
 
     def test_preprocessed_archs(self):
@@ -151,7 +150,7 @@ class StageGraphTest(unittest.TestCase):
     def test_names_come_from_mnemonics(self):
         self.assertEqual(
             [s.name for s in stages.COMPILE_STAGES],
-            ["preprocess", "frontend", "registration_stub", "cicc", "ptxas", "host_compile", "embed_fatbin"],
+            ["preprocess", "frontend", "cicc", "ptxas", "host_compile", "embed_fatbin"],
         )
         self.assertEqual(stages.DEVICE_LINK.name, "device_link")
 

@@ -107,7 +107,7 @@ def _cuda_library_impl(ctx):
             cubin = depset(own.cubins + (dlink.cubins if dlink else [])),
             fatbin = depset(own.fatbins + ([dlink.fatbin] if dlink else [])),
             cuda_objects = all_objects,
-            # CudaRegistrationStub's outputs (tests/fidelity compares them with nvcc's).
+            # The registration stubs CudaFrontend writes (tests/fidelity compares them with nvcc's).
             registration_stub = depset(own.stubs),
             # CudaPreprocess's outputs (nvcc -keep's .cpp4.ii and .cpp1.ii files).
             preprocessed = depset(own.preprocessed),
@@ -148,7 +148,7 @@ cuda_library_rule = rule(
 
 Every .cu and C++ source (.cc, .cpp, .cxx: nvcc -x cu, as in rules_cuda) is CUDA, compiled as one
 Bazel action per nvcc stage (CudaPlan, CudaPreprocess (the host and every arch's device side),
-CudaFrontend, CudaRegistrationStub, and per arch CudaCicc, CudaPtxas, then
+CudaFrontend (cudafe++ and the registration stub), and per arch CudaCicc, CudaPtxas, then
 CudaHostCompile and CudaEmbedFatbin: fatbinary and the object), so caches reuse work per stage and per arch. With rdc = True it
 also device-links the relocatable code below it. Output groups: ptx, ltoir, cubin, fatbin,
 cuda_objects, cuda_plan, device_link, and rules_cuda's lib, pic_lib, objects, pic_objects,
