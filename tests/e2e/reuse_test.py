@@ -345,6 +345,9 @@ class ReuseTest(unittest.TestCase):
             for stage in stages:
                 self.assertIn(stage, err)
         self.assertNotIn("/proc/self/cwd/tests/e2e/broken/device_error.cu", self.device_error)
+        # Said once, though CudaPreprocess runs the host side's -E and every arch's at once: it prints the
+        # first failing command's errors alone.
+        self.assertEqual(self.missing_header.count("fatal error: tests/e2e/broken/no_such_header.h"), 1, self.missing_header[-3000:])
 
     def test_host_only_cxxopt_re_runs_host_stages_and_reuses_device_stages(self):
         spawns = [s for s in cache_report_lib.read_log(self.cxxopt_log) if s.mnemonic.startswith("Cuda")]
