@@ -83,8 +83,8 @@ def frontend_script(layout, exports, cudafe, stub):
 
     The two front ends read different files (the host side's preprocessed
     source, and the registration arch's device side) and both feed the host
-    compile, so one action runs them side by side; then their errors, cudafe++'s
-    first, and on a failure the first failing one's status.
+    compile, so one action runs them side by side (_side_by_side: each error
+    said once, the first failing one's status).
     """
     # The host compile's input: the same host code whatever the device code's
     # text, so a device-only edit that keeps the lines re-runs no host compile.
@@ -97,8 +97,8 @@ def frontend_script(layout, exports, cudafe, stub):
 
 
 def _side_by_side(groups):
-    """Shell lines that run `groups` (each a command's words, or shell lines) at once and leave the first failing
-    one's status in $rc (the caller exits with it).
+    """Shell lines that run `groups` (each a list of shell lines: one line runs as it is, more in a subshell) at once
+    and leave the first failing one's status in $rc (the caller exits with it).
 
     Their errors are printed once: on a failure the first failing group's
     alone (as nvcc stops at its first failing command), else each group's
@@ -107,7 +107,7 @@ def _side_by_side(groups):
     """
     lines = []
     for i, group in enumerate(groups):
-        run = " ".join(_quote(a) for a in group) if isinstance(group, tuple) else "(\n%s\n)" % "\n".join("  " + l for l in group)
+        run = group[0] if len(group) == 1 else "(\n%s\n)" % "\n".join("  " + l for l in group)
         lines.append('%s 2>"$tmp/err%d" & p%d=$!' % (run, i, i))
     lines.append("rc=0")
     for i in range(len(groups)):
@@ -163,13 +163,13 @@ def preprocess_script(layout, exports, commands):
     """CudaPreprocess: `commands` (the host side's -E, then each arch's device side's) at once.
 
     The one action that reads the headers is on every later stage's path, so
-    its commands run side by side; then their errors, in the commands' order,
-    and on a failure the first failing command's status, after the host
-    compiler's hints.
+    its commands run side by side (_side_by_side: each error said once, the
+    first failing command's status), then the host compiler's hints for any
+    of their errors.
     """
     lines = scripts_lib.preamble(scripts_lib.stage_comment(layout.label, layout.src, stages.PREPROCESS.mnemonic), exports)
     lines += scripts_lib.temp_dir_lines()
-    lines += _side_by_side([tuple(argv) for argv in commands])
+    lines += _side_by_side([[" ".join(_quote(a) for a in argv)] for argv in commands])
     lines += scripts_lib.hint_lines(layout.label, stages.PREPROCESS.mnemonic, _errs(len(commands)))
     lines.append('[ "$rc" -eq 0 ] || exit "$rc"')
     return "\n".join(lines) + "\n"
