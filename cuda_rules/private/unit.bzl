@@ -31,7 +31,7 @@ def declare_unit(actions, base, graph):
         directory = layout.path[:-len("/" + LAYOUT)],
     )
 
-def _unit(*, table, graph, declared, cuda, cc_files, nvcc_inputs, src, headers, rdc, splice_tool, link_inputs, lto):
+def _unit(*, table, graph, declared, cuda, cc_files, nvcc_inputs, src, headers, rdc, splice_tool, link_inputs, lto, split_compile = 1):
     return struct(
         table = table,
         actions = graph["actions"],
@@ -48,9 +48,10 @@ def _unit(*, table, graph, declared, cuda, cc_files, nvcc_inputs, src, headers, 
         splice_tool = splice_tool,
         link_inputs = link_inputs,
         lto = lto,
+        split_compile = split_compile,
     )
 
-def source_unit(*, table, graph, declared, cuda, cc_files, nvcc_inputs, src, headers, rdc, splice_tool):
+def source_unit(*, table, graph, declared, cuda, cc_files, nvcc_inputs, src, headers, rdc, splice_tool, split_compile):
     """One source compiled in stages (compile/source_in_stages.bzl).
 
     Its fields (link_unit's are the same):
@@ -66,9 +67,10 @@ def source_unit(*, table, graph, declared, cuda, cc_files, nvcc_inputs, src, hea
       rdc: whether its device code is relocatable.
       splice_tool: FilesToRunProvider of the SPLICE_TOOL hook (clang's embed), or None.
       link_inputs: None (a device link's inputs per arch). lto: False.
+      split_compile: nvcc's --split-compile threads (1: off; compile/split_compile.bzl); 1 for a link.
 
     Args:
-      table, graph, declared, cuda, cc_files, nvcc_inputs, src, headers, rdc, splice_tool: as above
+      table, graph, declared, cuda, cc_files, nvcc_inputs, src, headers, rdc, splice_tool, split_compile: as above
         (graph: stage_graph.unit_graph's result; declared: declare_unit's).
 
     Returns:
@@ -87,6 +89,7 @@ def source_unit(*, table, graph, declared, cuda, cc_files, nvcc_inputs, src, hea
         splice_tool = splice_tool,
         link_inputs = None,
         lto = False,
+        split_compile = split_compile,
     )
 
 def link_unit(*, table, graph, declared, cuda, cc_files, link_inputs, lto):

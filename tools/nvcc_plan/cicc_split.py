@@ -13,7 +13,13 @@ cicc builds internally for it (read from the running process of cicc 12.4.131,
 13.0.88 and 13.5.37 for each option below). An argument it has no rule for, a
 CUDA version it was not read from, and device debug (-g: 12.4's and 13.0's PTX
 then differ from the one-process cicc's) raise `Unsplit`: the caller keeps one
-whole cicc. The fidelity tests compare the PTX, LTO IR and stub made this way
+whole cicc.
+
+Split compilation (`-split-compile N`, nvcc's --split-compile) is libnvvm's: the
+front end refuses the option, and `cicc -libnvvm ... -split-compile=N` gives the
+PTX of one cicc with `-split-compile N` on 12.4 and 13.0. 13.5's one cicc then
+also drops unused internal globals that its libnvvm alone keeps, so 13.5 keeps
+one whole cicc for it (docs/internals.md, "Split compilation"). The fidelity tests compare the PTX, LTO IR and stub made this way
 with nvcc's own (//tests/fidelity).
 """
 
@@ -59,6 +65,8 @@ _KEEP = {
     "--diag_warning": True,
     "--diag_remark": True,
 }
+# The versions whose libnvvm alone, given -split-compile=N, makes one split cicc's PTX.
+SPLIT_COMPILE_VERSIONS = ("12.4", "13.0")
 # Front-end options spelled one word with a value (--gnu_version=120200).
 _KEEP_PREFIX = ("--gnu_version=", "--clang_version=")
 _RENAME = {"-m64": "--m64", "-m32": "--m32", "-generate-line-info": "--generate-line-info"}
@@ -93,13 +101,13 @@ def split(argv, version, libdevice, ir):
     if not ir.endswith(".bc"):
         raise ValueError("the NVVM IR's file name must end in .bc: %s" % ir)
     front, lib = [], []
-    arch = source = out = maxreg = opt = None
+    arch = source = out = maxreg = opt = threads = None
     math = {}
     flags = set()
     i = 1
     while i < len(argv):
         a = argv[i]
-        if a in ("-arch", "-o", "-maxreg"):
+        if a in ("-arch", "-o", "-maxreg", "-split-compile"):
             if i + 1 >= len(argv):
                 raise Unsplit("%s without a value" % a)
             value = argv[i + 1]
@@ -107,6 +115,10 @@ def split(argv, version, libdevice, ir):
                 arch = value
             elif a == "-o":
                 out = value
+            elif a == "-split-compile":
+                if version not in SPLIT_COMPILE_VERSIONS:
+                    raise Unsplit("-split-compile: CUDA %s's one cicc differs from its libnvvm alone" % version)
+                threads = value
             else:
                 maxreg = value
             i += 2
@@ -165,6 +177,8 @@ def split(argv, version, libdevice, ir):
         lib.append("-opt=" + opt)
     if "-generate-line-info" in flags:
         lib.append("-generate-line-info")
+    if threads is not None:
+        lib.append("-split-compile=" + threads)
     if "-lto" in flags:
         # libnvvm writes the LTO IR to -olto (libdevice joins at the device
         # link) and wants an -o it writes nothing to.

@@ -71,6 +71,17 @@ class CiccSplitTest(unittest.TestCase):
         with self.assertRaises(cicc_split.Unsplit):
             cicc_split.split(argv[:-2], "13.0", "l.bc", "i.bc")
 
+    def test_split_compile_goes_to_libnvvm(self):
+        argv = ["cicc", "--c++17", "-arch", "compute_90", "-split-compile", "4", "k.cpp1.ii", "-o", "k.ptx"]
+        for version in ("12.4", "13.0"):
+            front, back = cicc_split.split(argv, version, "l.bc", "i.bc")
+            self.assertNotIn("-split-compile", " ".join(front))
+            self.assertIn("-split-compile=4", back)
+        # 13.5's one cicc with -split-compile is not its libnvvm alone with it.
+        with self.assertRaises(cicc_split.Unsplit):
+            cicc_split.split(argv, "13.5", "l.bc", "i.bc")
+        self.assertEqual(cicc_split.split(argv[:4] + argv[6:], "13.5", "l.bc", "i.bc")[1][-1], "k.ptx")
+
     def test_version_from_the_preprocess(self):
         self.assertEqual(cicc_split.version_of(["gcc", "-D__CUDACC_VER_MAJOR__=13", "-D__CUDACC_VER_MINOR__=0", "-E"]), "13.0")
         self.assertIsNone(cicc_split.version_of(["gcc", "-E"]))

@@ -52,6 +52,7 @@ def _stage(s):
         ("toolkit", _strs(s.toolkit)),
         ("device", "True" if s.device else "False"),
         ("exec_group", _str(s.exec_group)),
+        ("split_compile", _str(s.split_compile)),
         ("progress", _str(s.progress)),
         ("hook", _str(s.hook)),
         ("script_name", _str(s.script_name)),

@@ -24,6 +24,7 @@ import sys
 import tempfile
 import time
 
+from tools.nvcc_plan import cicc_split
 from tools.nvcc_plan import compile_scripts
 from tools.nvcc_plan import dryrun
 from tools.nvcc_plan import layout as layout_lib
@@ -137,6 +138,8 @@ class Task:
     script: str
     deps: list
     weight: float  # typical seconds (the stage record's), for the scheduling order
+    # CPUs it takes of -j: its tool's split compilation threads (0: all of -j), else 1.
+    cpus: int = 1
     # Filled in by the run (seconds since the runner started; CPU: user + sys of the stage's processes).
     start: float = None
     end: float = None
@@ -276,8 +279,11 @@ def _source_names(plan, cwd, module_id_label):
     )
 
 
-def prepare(nvcc, nvcc_args, *, cwd, work_dir, module_id_label=None, pinned_arch_list=None, toolchain_flags=None):
-    """Plans the compile: returns (tasks by key, layout). Writes the scripts under work_dir/plan/."""
+def prepare(nvcc, nvcc_args, *, cwd, work_dir, module_id_label=None, pinned_arch_list=None, toolchain_flags=None, jobs=1):
+    """Plans the compile: returns (tasks by key, layout). Writes the scripts under work_dir/plan/.
+
+    `jobs` is -j: what a stage of split compilation with 0 threads takes.
+    """
     text = _dryrun(nvcc, nvcc_args, cwd)
     try:
         plan = dryrun.plan_from_text(text)
@@ -314,6 +320,9 @@ def prepare(nvcc, nvcc_args, *, cwd, work_dir, module_id_label=None, pinned_arch
     # whose outputs it reads are done (those reading only CudaPlan's, after the plan).
     actions = layout.graph()["actions"]
     producer = {k: a["script"] for a in actions for k in a["outputs"]}
+    threads = split_compile_threads(nvcc_args)
+    host_cpp = plan.by_step(stages.STEP_HOST_CPP)
+    version = cicc_split.version_of(host_cpp[0].argv) if host_cpp else None
     tasks = {"plan": Task("plan", stages.PLAN_MNEMONIC, "", "", [], _PLAN_WEIGHT)}
     for a in actions:
         deps = []
@@ -322,9 +331,35 @@ def prepare(nvcc, nvcc_args, *, cwd, work_dir, module_id_label=None, pinned_arch
                 deps.append(producer[key])
         tasks[a["script"]] = Task(
             a["script"], a["stage"].mnemonic, stage_graph.instance_arch(a["inst"]), layout.scripts[a["script"]],
-            deps or ["plan"], a["stage"].weight,
+            deps or ["plan"], a["stage"].weight, stage_cpus(a["stage"], threads, version, jobs),
         )
     return tasks, layout
+
+
+def split_compile_threads(nvcc_args):
+    """The threads of nvcc's --split-compile among the arguments (the last one's), 1 when none: off."""
+    threads = 1
+    for i, arg in enumerate(nvcc_args):
+        name, has_eq, value = arg.partition("=")
+        if name in ("--split-compile", "-split-compile"):
+            value = value if has_eq else (nvcc_args[i + 1] if i + 1 < len(nvcc_args) else "")
+            if not value.isdigit():
+                raise RunError("nvcc_plan --run: `%s` needs a thread count (0: every CPU, 1: off)" % arg, code=2)
+            threads = int(value)
+    return threads
+
+
+def stage_cpus(stage, threads, version, jobs):
+    """How many of -j's CPUs one action of the stage takes: its tool's split threads where nvcc gives it them.
+
+    The same rule as the rules' resource_set (cuda_rules/private/compile/split_compile.bzl): a
+    stage whose record names the first CUDA version that splits its tool, with this toolkit.
+    """
+    if threads == 1 or not stage.split_compile or version is None:
+        return 1
+    if tuple(map(int, version.split("."))) < tuple(map(int, stage.split_compile.split("."))):
+        return 1
+    return jobs if threads == 0 else threads
 
 
 def _dryrun(nvcc, nvcc_args, cwd):
@@ -401,7 +436,11 @@ def ptxas_dir(paths, cwd, scratch):
 
 
 def execute(tasks, *, jobs, cwd, t0, stdout, stderr, ptxas_cwd=None):
-    """Runs every task but "plan" (already done), at most `jobs` at a time; raises StageFailed.
+    """Runs every task but "plan" (already done), using at most `jobs` CPUs at a time; raises StageFailed.
+
+    A task takes its `cpus` (split compilation's threads), the others one. One
+    that wants more than is free waits, unless nothing runs (as Bazel admits an
+    action larger than the machine).
 
     Waits with wait4(-1) (for each stage's CPU time), so it must be the only
     code of this process starting child processes while it runs.
@@ -418,8 +457,13 @@ def execute(tasks, *, jobs, cwd, t0, stdout, stderr, ptxas_cwd=None):
                     (k for k in pending if all(d in done for d in tasks[k].deps)),
                     key=lambda k: (-level[k], k),
                 )
-                for key in ready[: max(0, jobs - len(running))]:
+                for key in ready:
                     task = tasks[key]
+                    used = sum(t.cpus for t, _, _, _ in running.values())
+                    if running and used + task.cpus > jobs:
+                        if used >= jobs:
+                            break
+                        continue  # a smaller one may still fit
                     out, err = tempfile.TemporaryFile(), tempfile.TemporaryFile()
                     task.start = time.monotonic() - t0
                     here = ptxas_cwd if ptxas_cwd and task.mnemonic == stages.PTXAS.mnemonic else cwd
@@ -608,7 +652,7 @@ def run(nvcc_args, options):
         for note in notes:
             print("nvcc_plan --run: " + note, file=stderr)
         tasks, layout = prepare(options.nvcc, args, cwd=cwd, work_dir=work_dir, module_id_label=options.module_id_label,
-                                pinned_arch_list=pinned, toolchain_flags=options.toolchain_flags)
+                                pinned_arch_list=pinned, toolchain_flags=options.toolchain_flags, jobs=jobs)
         plan = tasks["plan"]
         plan.start, plan.end, plan.cpu, plan.returncode = 0.0, time.monotonic() - t0, _children_cpu() - cpu0, 0
         scratch = tempfile.mkdtemp(prefix="nvcc_plan.ptxas.")

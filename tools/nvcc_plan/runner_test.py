@@ -161,12 +161,12 @@ class RunnerTest(unittest.TestCase):
 
     # (a) ---------------------------------------------------------------------
 
-    def _against_nvcc_keep(self, name, fatbin_bytes_equal):
+    def _against_nvcc_keep(self, name, fatbin_bytes_equal, extra=()):
         stem = name.rpartition(".")[0]
         d = self._dir(name)
-        args = self.ccbin + _GENCODE + ["-c", name, "-o", stem + ".o"]
+        args = self.ccbin + _GENCODE + list(extra) + ["-c", name, "-o", stem + ".o"]
         self._run_ok(args, d, keep_dir="keep")
-        ref_args = self.ccbin + _GENCODE + ["-c", name, "-o", "ref/%s.o" % stem, "--keep", "--keep-dir", "ref"]
+        ref_args = self.ccbin + _GENCODE + list(extra) + ["-c", name, "-o", "ref/%s.o" % stem, "--keep", "--keep-dir", "ref"]
         os.makedirs(os.path.join(d, "ref"))
         subprocess.run([self.nvcc] + ref_args, cwd=d, check=True, capture_output=True)
         plan = dryrun.plan_from_text(dryrun.run_dryrun(self.nvcc, ref_args, cwd=d))
@@ -424,10 +424,10 @@ class RunnerTest(unittest.TestCase):
 
     # (e) ---------------------------------------------------------------------
 
-    def _table_run(self, jobs):
+    def _table_run(self, jobs, extra=()):
         d = self._dir("axpy-kernel.cu")
-        args = self.ccbin + _GENCODE + ["-c", "axpy-kernel.cu", "-o", "k.o"]
-        out, err = self._run_ok(args, d, jobs=jobs, table="-", graph="graph.dot")
+        args = self.ccbin + _GENCODE + list(extra) + ["-c", "axpy-kernel.cu", "-o", "k.o"]
+        out, err = self._run_ok(args, d, jobs=jobs, table="-", graph="graph.dot", keep_dir="keep")
         rows = list(csv.DictReader(io.StringIO(out)))
         with open(os.path.join(d, "graph.dot")) as f:
             dot = f.read()
@@ -483,6 +483,29 @@ class RunnerTest(unittest.TestCase):
                 self.assertLessEqual(most, jobs)
                 if jobs > 1:
                     self.assertGreater(most, 1)  # it did run stages in parallel
+
+    def test_e_split_compile_threads_count_against_jobs(self):
+        # cicc (and, from 13.0, ptxas) run 2 threads each: each takes 2 of -j 3's CPUs.
+        rows, _, _ = self._table_run(jobs=3, extra=["--split-compile=2"])
+        version = self.toolkit_repo.split("cuda_")[-1].split("_x86_64")[0].replace("_", ".")
+        split = {"CudaCicc": 2, "CudaPtxas": 1 if version == "12.4" else 2}
+        events = sorted([(float(r["start_s"]), split.get(r["mnemonic"], 1)) for r in rows] +
+                        [(float(r["end_s"]), -split.get(r["mnemonic"], 1)) for r in rows])
+        used, most = 0, 0
+        for _, step in events:
+            used += step
+            most = max(most, used)
+        self.assertLessEqual(most, 3)
+        ciccs = [r for r in rows if r["mnemonic"] == "CudaCicc"]
+        self.assertEqual(len(ciccs), 2)
+        a, b = sorted(ciccs, key=lambda r: float(r["start_s"]))
+        self.assertLessEqual(float(a["end_s"]), float(b["start_s"]))  # never two at once
+
+    def test_a_split_compile_equals_nvcc_with_it(self):
+        # The registration arch's cicc is libnvvm alone with -split-compile=2 (cicc_split.py).
+        _, _, d = self._against_nvcc_keep("axpy-kernel.cu", fatbin_bytes_equal=False, extra=["--split-compile=2"])
+        with open(os.path.join(d, "keep", "plan", "cicc.compute_90.sh")) as f:
+            self.assertIn("-split-compile=2", f.read())
 
     # The command line, as on a machine without Bazel -------------------------
 

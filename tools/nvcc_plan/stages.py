@@ -138,6 +138,10 @@ class Stage:
     pin_arch_list: bool = False  # its command defines __CUDA_ARCH_LIST__, pinned to the shipped set's
     hints: bool = False  # the script ends a failure with the host compiler's known hints
     weight: float = 1.0  # typical seconds of one action (2 cores, a CUB source): the runner's scheduling order
+    # The first CUDA version whose nvcc gives this stage's tool --split-compile's
+    # threads ("" = none does): its action then runs that many threads, and says so
+    # to Bazel (resource_set) and to the runner's -j.
+    split_compile: str = ""
 
     @property
     def name(self):
@@ -235,6 +239,7 @@ CICC = Stage(
     progress="Compiling device code for {arch} (cicc): %{output}",
     doc="device code to PTX (or NVVM IR for an LTO arch); for the registration stub's arch, cicc's back end alone on the stub's front end's NVVM IR",
     step=STEP_CICC,
+    split_compile="12.4",
     # The front end's other outputs: read by nothing (the host compile's stub
     # is CudaFrontend's). The stub #includes the fatbinary's C form by name.
     names=(
@@ -256,6 +261,7 @@ PTXAS = Stage(
     progress="Assembling %{input} for {arch}",
     doc="PTX to a cubin for one real arch",
     step=STEP_PTXAS,
+    split_compile="13.0",  # 12.4's nvcc gives ptxas no -split-compile
     weight=0.05,
 )
 HOST_COMPILE = Stage(

@@ -1,6 +1,7 @@
 """CudaCompile: one nvcc action per source (staged = False; the baseline)."""
 
 load("//cuda_rules/private:compile/nvcc_args.bzl", "language_flags")
+load("//cuda_rules/private:compile/split_compile.bzl", "split_resource_set")
 load("//cuda_rules/private:stages.bzl", "UNSTAGED_MNEMONIC")
 load("//cuda_rules/private:toolchain.bzl", "CUDA_TOOLCHAIN_TYPE")
 
@@ -40,4 +41,6 @@ def compile_action(actions, target, cu_compile, src, obj):
         # The source by name: %{input} would be the first input, a header.
         progress_message = "Compiling %s with nvcc (%%{label})" % src.short_path,
         toolchain = CUDA_TOOLCHAIN_TYPE,
+        # nvcc's --split-compile threads (its cicc and ptxas run one at a time).
+        resource_set = split_resource_set(target.options.split_compile),
     )

@@ -1,6 +1,7 @@
 """Every stage instance as one action, from its record of the stage table: the script CudaPlan wrote for it, run with /bin/sh."""
 
 load("//cuda_rules/private:actions/hooks.bzl", "HOOKS")
+load("//cuda_rules/private:compile/split_compile.bzl", "split_resource_set", "splits_stage")
 load("//cuda_rules/private:stage_graph.bzl", "instance_arch")
 load("//cuda_rules/private:toolchain.bzl", "CUDA_TOOLCHAINS", "CUDA_TOOLCHAIN_TYPE")
 
@@ -28,7 +29,9 @@ def run_stage(actions, unit, action):
     toolkit's (`toolkit`); a record's `hook` (actions/hooks.bzl) adds what it
     cannot say. The script holds the stage's whole command line, so the
     action's key is that command plus the contents of those inputs: nothing
-    else of the build (other archs, other flags) enters it.
+    else of the build (other archs, other flags) enters it. A stage whose tool
+    runs the unit's split compilation threads declares that many CPUs
+    (compile/split_compile.bzl).
 
     Args:
       actions: ctx.actions.
@@ -54,6 +57,7 @@ def run_stage(actions, unit, action):
     if extra.tool:
         args.add(extra.tool.executable)
     exec_group = stage.exec_group or None
+    split = splits_stage(stage, unit.split_compile, unit.cuda.version)
     actions.run(
         tools = [extra.tool] if extra.tool else [],
         executable = "/bin/sh",
@@ -66,6 +70,7 @@ def run_stage(actions, unit, action):
         # {"<group>.<key>": ...} route it) resolves the CUDA toolchain there.
         toolchain = None if exec_group else CUDA_TOOLCHAIN_TYPE,
         exec_group = exec_group,
+        resource_set = split_resource_set(unit.split_compile) if split else None,
     )
 
 def run_stages(actions, unit):

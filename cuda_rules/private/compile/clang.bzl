@@ -128,6 +128,8 @@ def clang_options(ctx, toolchain_flags, attrs):
         ptxasopts = attrs.ptxasopts,
         local_defines = attrs.local_defines,
         optf = None,
+        # nvcc's --split-compile; clang's driver has no such option.
+        split_compile = 1,
         toolchain_flags = struct(
             clang = toolchain_flags,
             host = classify_host_flags(toolchain_flags, nvcc_sets_std = False).host,

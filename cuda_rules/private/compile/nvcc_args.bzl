@@ -23,7 +23,7 @@ def canonical(path):
 def join_path(*parts):
     return "/".join([p for p in parts if p and p != "."])
 
-def nvcc_options(*, copts, host_copts, ptxasopts, local_defines, optf, toolchain_flags):
+def nvcc_options(*, copts, host_copts, ptxasopts, local_defines, optf, toolchain_flags, split_compile = 1):
     """The options of a target's nvcc commands besides archs, includes and propagated defines.
 
     Args:
@@ -33,6 +33,7 @@ def nvcc_options(*, copts, host_copts, ptxasopts, local_defines, optf, toolchain
       local_defines: defines of this target only.
       optf: File or None: an nvcc options file (--options-file).
       toolchain_flags: struct from host_flags.classify_host_flags: the C++ toolchain's flags.
+      split_compile: the target's split compilation threads (compile/split_compile.bzl; 1: off), also in copts.
 
     Returns:
       A struct of them.
@@ -44,6 +45,7 @@ def nvcc_options(*, copts, host_copts, ptxasopts, local_defines, optf, toolchain
         local_defines = local_defines,
         optf = optf,
         toolchain_flags = toolchain_flags,
+        split_compile = split_compile,
     )
 
 def language_flags(src):

@@ -112,6 +112,7 @@ def compile_source_in_stages(ctx, target, cu_compile, src):
         headers = target.comp.headers,
         rdc = rdc,
         splice_tool = target.clang_embed,
+        split_compile = target.options.split_compile,
     )
     obj = declared.files[KEYS.obj]
     if clang:

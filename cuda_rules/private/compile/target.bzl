@@ -12,6 +12,7 @@ load("//cuda_rules/private:compile/make_variables.bzl", "expanded_attributes")
 load("//cuda_rules/private:compile/nvcc_args.bzl", "join_path", "nvcc_common_args", "nvcc_options")
 load("//cuda_rules/private:compile/source_in_one_action.bzl", "compile_source_in_one_action")
 load("//cuda_rules/private:compile/source_in_stages.bzl", "compile_source_in_stages", "source_base")
+load("//cuda_rules/private:compile/split_compile.bzl", "split_compile_options", "split_compile_threads", "take_split_compile")
 load("//cuda_rules/private:device_debug.bzl", "device_debug_requested")
 load("//cuda_rules/private:labels.bzl", "display_label")
 load("//cuda_rules/private:nvcc_options.bzl", "check_known_options", "check_nvcc_options")
@@ -91,6 +92,14 @@ def compile_attrs(aspects = []):
             values = [-1, 0, 1],
             doc = "Set through the macro's `staged = True/False`: 1 staged, 0 one nvcc action, -1 the build setting.",
         ),
+        "split_compile": attr.int(
+            default = -1,
+            doc = "nvcc's --split-compile for this target's CUDA sources: device code optimized in N threads inside " +
+                  "each CudaCicc (and, from CUDA 13.0, CudaPtxas) action, which declares N CPUs to Bazel. 0: every CPU " +
+                  "of the machine (the action runs alone locally); 1: off; -1: --@rules_cuda_stages//cuda_rules:split_compile. " +
+                  "--split-compile=N in `copts` does the same (docs/cuda_library.md, \"Split compilation\").",
+        ),
+        "_split_compile": attr.label(default = "//cuda_rules:split_compile"),
         "_arch_config": attr.label(default = "//cuda_rules:arch_config", providers = [CudaArchConfigInfo]),
         "_staged": attr.label(default = "//cuda_rules:staged"),
         "_copts": attr.label(default = "//cuda_rules:copts"),
@@ -202,14 +211,17 @@ def target_options(ctx, staged, cc_toolchain, feature_configuration, attrs, vers
     Returns:
       A struct from nvcc_args.nvcc_options.
     """
-    flag_copts = ctx.attr._copts[BuildSettingInfo].value
+    # --split-compile is one setting of the target's (compile/split_compile.bzl), given to nvcc once.
+    flag_copts, build_threads = take_split_compile(ctx.label, _COPTS_FLAG, ctx.attr._copts[BuildSettingInfo].value)
+    own_copts, own_threads = take_split_compile(ctx.label, "copts", attrs.copts)
+    threads = split_compile_threads(ctx, build_threads, own_threads)
     check_nvcc_options(ctx.label, _COPTS_FLAG, flag_copts, staged)
-    check_nvcc_options(ctx.label, "copts", attrs.copts, staged)
+    check_nvcc_options(ctx.label, "copts", own_copts, staged)
     if staged:
         # nvcc's plan is the planner's input: an option it does not know fails here, in one line.
         check_known_options(display_label(ctx.label), _COPTS_FLAG, flag_copts, version)
-        check_known_options(display_label(ctx.label), "copts", attrs.copts, version)
-    copts = flag_copts + attrs.copts
+        check_known_options(display_label(ctx.label), "copts", own_copts, version)
+    copts = flag_copts + own_copts + split_compile_options(threads)
     copts = default_nvcc_options(ctx.disabled_features, copts) + copts
 
     # rules_cuda's cuda_device_debug feature (features = [...], --features=) does what the flag does.
@@ -225,6 +237,7 @@ def target_options(ctx, staged, cc_toolchain, feature_configuration, attrs, vers
         ptxasopts = attrs.ptxasopts,
         local_defines = attrs.local_defines,
         optf = ctx.file.optf,
+        split_compile = threads,
     )
 
 def split_srcs(ctx):
