@@ -13,6 +13,10 @@ bench/corpus/corpus.bzl, -Xcompiler=-fPIC like cuda_library):
   nvcc      one `nvcc -c` per file, --jobs files at a time
   nvcc_t0   the same with `-t 0` (nvcc runs its per-arch steps in parallel)
   runner    `nvcc_plan.py --run -j <threads>` per file (the staged runner)
+  nvcc_t0_split0  nvcc's fastest mode: `-t 0 --split-compile=0` (with --time_dir, its
+            `--time` CSV per file: bench/compile_bench/split_report.py's floors)
+  runner_split    the runner with `--split-compile=<--runner_split>` (split compilation
+            inside its cicc and ptxas, counted against its -j)
 Scopes:
   corpus    all files, --jobs at a time (like make -j / xargs -P)
   file      one file at a time, alone on the machine
@@ -138,6 +142,8 @@ class Bench:
     def __init__(self, opts):
         self.opts = opts
         self.corpus = read_sources(opts.sources, opts.sources_root) if opts.sources else read_corpus(opts.corpus_bzl)
+        if opts.sources and opts.add_corpus:
+            self.corpus.update(read_corpus(opts.corpus_bzl))
         if opts.files:
             wanted = opts.files.split(",")
             unknown = [f for f in wanted if f not in self.corpus]
@@ -152,9 +158,15 @@ class Bench:
             return [self.opts.nvcc] + args
         if variant == "nvcc_t0":
             return [self.opts.nvcc, "-t", "0"] + args
-        if variant == "runner":
+        if variant == "nvcc_t0_split0":
+            # Files alone only (the corpus scope's phases contend with other files'): each run appends its rows.
+            alone = self.opts.time_dir and self.scope == "file"
+            time_csv = ["--time", os.path.join(self.opts.time_dir, name + ".csv")] if alone else []
+            return [self.opts.nvcc, "-t", "0", "--split-compile=0"] + time_csv + args
+        if variant in ("runner", "runner_split"):
             runner = self.opts.runner.split() + ["--nvcc=" + self.opts.nvcc, "-j", str(self.opts.runner_jobs)]
-            return runner + ["--table=" + table, "--"] + args
+            split = ["--split-compile=%d" % self.opts.runner_split] if variant == "runner_split" else []
+            return runner + ["--table=" + table, "--"] + args + split
         raise ValueError(variant)
 
     def compile_one(self, variant, name, workdir):
@@ -162,7 +174,7 @@ class Bench:
         table = os.path.join(workdir, name + ".table.txt")
         wall, cpu, rc = run_child(self.command(variant, name, obj, table), workdir, os.path.join(workdir, name + ".log"))
         rec = {"wall_s": round(wall, 3), "cpu_s": round(cpu, 3), "ok": rc == 0 and os.path.exists(obj)}
-        if variant == "runner":
+        if variant.startswith("runner"):
             # The runner's summary line (stderr, in the log): "..., critical path 9.02 s: plan -> ...".
             with open(os.path.join(workdir, name + ".log"), errors="replace") as f:
                 text = f.read()
@@ -177,6 +189,7 @@ class Bench:
 
     def run(self, variant, scope, rep, only=None):
         """One run: the whole corpus (--jobs at a time) or one file alone."""
+        self.scope = scope
         workdir = tempfile.mkdtemp(prefix="%s.%s." % (variant, only or scope), dir=self.opts.workdir)
         names = [only] if only else list(self.corpus)
         load_before = loadavg()
@@ -193,7 +206,8 @@ class Bench:
             "archs": self.opts.archs,
             "rep": rep,
             "jobs": jobs,
-            "runner_jobs": self.opts.runner_jobs if variant == "runner" else None,
+            "runner_jobs": self.opts.runner_jobs if variant.startswith("runner") else None,
+            "runner_split": self.opts.runner_split if variant == "runner_split" else None,
             "wall_s": round(wall, 3),
             "cpu_s": round(sum(r["cpu_s"] for r in results.values()), 3),
             "ok": all(r["ok"] for r in results.values()),
@@ -273,7 +287,10 @@ def main(argv=None):
     p.add_argument("--corpus_bzl", default=os.path.join(root, "bench", "corpus", "corpus.bzl"))
     p.add_argument("--sources", default="", help="other sources instead of the corpus: a list file (read_sources)")
     p.add_argument("--sources_root", default="", help="where --sources' paths start (default: the list's directory)")
+    p.add_argument("--add_corpus", action="store_true", help="with --sources: the corpus (corpus.bzl) too")
     p.add_argument("--files", default="", help="comma-separated subset of the corpus")
+    p.add_argument("--runner_split", type=int, default=4, help="--split-compile of the runner_split variant")
+    p.add_argument("--time_dir", default="", help="the nvcc_t0_split0 variant's `nvcc --time` CSVs, one per file")
     p.add_argument("--archs", default=DEFAULT_ARCHS)
     p.add_argument("--variants", default="nvcc,nvcc_t0")
     p.add_argument("--scopes", default="corpus", help="corpus, file, or both")
@@ -289,6 +306,8 @@ def main(argv=None):
     if not opts.nvcc:
         p.error("no nvcc: pass --nvcc")
     opts.workdir = opts.workdir or tempfile.mkdtemp(prefix="nvcc_runs.")
+    if opts.time_dir:
+        os.makedirs(opts.time_dir, exist_ok=True)
     os.makedirs(opts.workdir, exist_ok=True)
     bench = Bench(opts)
     variants = opts.variants.split(",")
