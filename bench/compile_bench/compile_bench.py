@@ -22,6 +22,9 @@ repetition), each build cold (bazel clean, a fresh --disk_cache):
              CCCL files only, with the shipped set's list (the default for a
              subset) and with the compiled arch's own (shipped set = --dev_archs),
              alternating
+  split4     Bazel, staged, 4 archs, without an execution log, with split
+             compilation (--//cuda_rules:split_compile=<--split>): beside nolog,
+             what the setting costs or gains on this machine
   nolog      Bazel, staged, 4 archs, without an execution log (what writing the
              log, which every other Bazel build does, costs)
 
@@ -57,6 +60,8 @@ from bench.compile_bench import nvcc_runs  # noqa: E402
 BAZELW = os.path.join(REPO, "tools", "bazelw")
 TARGETS = ["@rules_cuda_stages_bench//:all"]
 ALL_BLOCKS = ["staged4", "unstaged4", "nvcc4", "staged1", "unstaged1", "nvcc1", "pincost", "nolog"]
+# Not in a default run: bench/run --blocks=nolog,split4.
+OTHER_BLOCKS = ["split4"]
 EDIT_MARK = "// bench/run: a host-only edit above everything (shifts every line).\n"
 EDIT = EDIT_MARK + "static int compile_bench_host_only_edit() { return 42; }\n"
 
@@ -149,16 +154,16 @@ class Bench:
     def server_cpu(self):
         return lib.process_cpu(self.server_pid)
 
-    def timed_build(self, rep, variant, scenario, archs, staged, cache, shipped=None, exec_log=True, targets=TARGETS):
+    def timed_build(self, rep, variant, scenario, archs, staged, cache, shipped=None, exec_log=True, targets=TARGETS, extra=()):
         exec_log = exec_log and os.path.join(self.scratch, "%s.%s.%s.%d.json" % (variant, scenario, archs.count(",") + 1, rep))
         # Analysis first, untimed: the flags change between builds (archs,
         # staged), which discards Bazel's analysis cache; every timed build then
         # starts from the same state and measures what the build executes.
-        self.bazel("build", "--nobuild", *self.flags(archs, staged, cache, None, shipped), *targets)
+        self.bazel("build", "--nobuild", *self.flags(archs, staged, cache, None, shipped), *extra, *targets)
         load = loadavg()
         own0, children0 = self.server_cpu()
         t0 = time.monotonic()
-        self.bazel("build", *self.flags(archs, staged, cache, exec_log, shipped), *targets)
+        self.bazel("build", *self.flags(archs, staged, cache, exec_log, shipped), *extra, *targets)
         wall = time.monotonic() - t0
         own1, children1 = self.server_cpu()
         pid = int(self.bazel("info", "server_pid", capture=True).strip())
@@ -294,6 +299,13 @@ class Bench:
         self.timed_build(rep, "bazel_staged", "cold_nolog", self.opts.archs, True, cache, exec_log=False)
         shutil.rmtree(cache, ignore_errors=True)
 
+    def block_split(self, rep):
+        self.bazel("clean")
+        cache = self.fresh_cache("split")
+        self.timed_build(rep, "bazel_staged", "cold_split%d" % self.opts.split, self.opts.archs, True, cache,
+                         exec_log=False, extra=["--//cuda_rules:split_compile=%d" % self.opts.split])
+        shutil.rmtree(cache, ignore_errors=True)
+
     def block_unstaged(self, rep, archs, four):
         variant = "bazel_unstaged"
         self.bazel("clean")
@@ -344,6 +356,7 @@ class Bench:
             "nvcc1": lambda rep: self.block_nvcc(rep, dev, nvcc_variants),
             "pincost": self.block_pincost,
             "nolog": self.block_nolog,
+            "split4": self.block_split,
         }
         for rep in range(1, self.opts.reps + 1):
             order = blocks if rep % 2 else list(reversed(blocks))
@@ -403,7 +416,8 @@ def main():
     p.add_argument("--reps", type=int, default=3)
     p.add_argument("--archs", default=nvcc_runs.DEFAULT_ARCHS, help="CI's archs (the cold 4-arch builds)")
     p.add_argument("--dev_archs", default="sm_90", help="the developer's archs (1-arch builds)")
-    p.add_argument("--blocks", default=",".join(ALL_BLOCKS), help="which blocks each repetition runs")
+    p.add_argument("--blocks", default=",".join(ALL_BLOCKS), help="which blocks each repetition runs (also: %s)" % ",".join(OTHER_BLOCKS))
+    p.add_argument("--split", type=int, default=2, help="the split4 block's --split-compile threads")
     p.add_argument("--skip", default="", help="'edit': no host-only edit scenario")
     p.add_argument("--files", default="", help="a subset of the corpus (for trying the benchmark out)")
     p.add_argument("--jobs", type=int, default=0, help="Bazel --jobs and files at a time for nvcc (default: cores)")
