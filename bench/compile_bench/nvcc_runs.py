@@ -179,6 +179,10 @@ class Bench:
             with open(os.path.join(workdir, name + ".log"), errors="replace") as f:
                 text = f.read()
             rec["critical_path_s"] = critical_path_s(text)
+            if os.path.exists(table):
+                # Each stage's start and end (the runner's --table CSV): where the time went.
+                with open(table, errors="replace") as f:
+                    rec["stages"] = [line.rstrip("\n").split(",") for line in f if line.strip()][1:]
             path = re.search(r"critical path [0-9.]+ s: (.*)", text)
             if path:
                 rec["critical_path"] = path.group(1).strip()
