@@ -32,6 +32,7 @@ TEST_NOOP = struct(
     toolkit = ["fatbinary"],
     device = False,
     exec_group = "",
+    split_compile = "",
     progress = "Testing %{label}: %{output}",
     hook = "",
     script_name = "test_noop",
@@ -62,6 +63,7 @@ def _with_table_impl(ctx):
         headers = depset(),
         rdc = False,
         splice_tool = None,
+        split_compile = 1,
     )
 
     # CudaPlan's part (the rules' plan_action), stood in for: this test analyses, it runs nothing.

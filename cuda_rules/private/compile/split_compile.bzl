@@ -150,20 +150,31 @@ def _cpu_all(_os, _inputs):
 
 _CPU_SETS = [(2, _cpu_2), (3, _cpu_3), (4, _cpu_4), (6, _cpu_6), (8, _cpu_8), (12, _cpu_12), (16, _cpu_16), (24, _cpu_24), (32, _cpu_32), (48, _cpu_48), (64, _cpu_64)]
 
-def declared_cpus(threads):
-    """The CPUs an action of `threads` split threads declares (resource_set): 1 for off, the whole machine for 0."""
-    if threads == 1:
-        return 1
-    for count, _ in _CPU_SETS:
-        if 0 < threads and threads <= count:
-            return count
-    return _WHOLE_MACHINE
-
-def split_resource_set(threads):
-    """resource_set for an action whose tool runs `threads` split threads, or None (Bazel's default: 1 CPU)."""
-    if threads == 1:
-        return None
+def _cpu_set(threads):
+    """(CPUs, resource_set callback) for an action whose tool runs `threads` split threads (not 1)."""
     for count, fn in _CPU_SETS:
         if 0 < threads and threads <= count:
-            return fn
-    return _cpu_all
+            return count, fn
+    return _WHOLE_MACHINE, _cpu_all
+
+def declared_cpus(threads):
+    """The CPUs an action of `threads` split threads declares.
+
+    Args:
+      threads: the setting (1: off, 0: every CPU of the machine).
+
+    Returns:
+      int: 1 for off, N rounded up to a count of _CPU_SETS, more than any machine has for 0.
+    """
+    return 1 if threads == 1 else _cpu_set(threads)[0]
+
+def split_resource_set(threads):
+    """The resource_set of an action whose tool runs `threads` split threads.
+
+    Args:
+      threads: the setting (1: off, 0: every CPU of the machine).
+
+    Returns:
+      A top-level function for actions.run(resource_set = ...), or None when off (Bazel's default: 1 CPU).
+    """
+    return None if threads == 1 else _cpu_set(threads)[1]

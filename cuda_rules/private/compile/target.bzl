@@ -211,6 +211,7 @@ def target_options(ctx, staged, cc_toolchain, feature_configuration, attrs, vers
     Returns:
       A struct from nvcc_args.nvcc_options.
     """
+
     # --split-compile is one setting of the target's (compile/split_compile.bzl), given to nvcc once.
     flag_copts, build_threads = take_split_compile(ctx.label, _COPTS_FLAG, ctx.attr._copts[BuildSettingInfo].value)
     own_copts, own_threads = take_split_compile(ctx.label, "copts", attrs.copts)
