@@ -74,10 +74,7 @@ class CompileCommandsTest(unittest.TestCase):
             cls.clang_entries = cls._generate(
                 "clang_db/compile_commands.json", *["--bazel_arg=" + f for f in CLANG_FLAGS], targets=CLANG_TARGETS)
         finally:
-            try:
-                cls.checkout.bazel("shutdown")
-            except AssertionError:
-                pass
+            checkout_lib.shut_down(cls.checkout)
 
     @classmethod
     def _generate(cls, output, *extra, targets=TARGETS):

@@ -33,6 +33,15 @@ def main():
     sys.exit(0 if program.result.wasSuccessful() else 1)
 
 
+def shut_down(*checkouts):
+    """Stops each checkout's Bazel server (a test's clean-up): one that cannot be stopped does not keep the others up."""
+    for checkout in checkouts:
+        try:
+            checkout.bazel("shutdown")
+        except AssertionError:
+            pass
+
+
 def remove_tree_contents(root):
     """Deletes everything under root, Bazel's read-only outputs included."""
 

@@ -87,11 +87,7 @@ class ClangTest(unittest.TestCase):
             cls.one.bazel("clean")
             cls.one.bazel("build", "--disk_cache=" + cache, "--execution_log_json_file=" + cls.edit_log, *ci, TARGET)
         finally:
-            for checkout in (cls.one, cls.two):
-                try:
-                    checkout.bazel("shutdown")
-                except AssertionError:
-                    pass
+            checkout_lib.shut_down(cls.one, cls.two)
 
     def test_two_checkouts_build_byte_identical_outputs(self):
         self.assertEqual(sorted(self.one_outputs), sorted(self.two_outputs))

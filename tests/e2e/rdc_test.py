@@ -64,11 +64,7 @@ class RdcTest(unittest.TestCase):
             cls.two.bazel("build", "//tests/e2e/broken:shared_device_linked_once")
             cls.never_error = cls.two.bazel_fails("build", "//tests/e2e/broken:never_device_linked")
         finally:
-            for checkout in (cls.one, cls.two):
-                try:
-                    checkout.bazel("shutdown")
-                except AssertionError:
-                    pass
+            checkout_lib.shut_down(cls.one, cls.two)
 
     def test_two_checkouts_build_byte_identical_rdc_outputs(self):
         self.assertEqual(sorted(self.one_outputs), sorted(self.two_outputs))

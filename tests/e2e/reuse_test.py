@@ -181,11 +181,7 @@ class ReuseTest(unittest.TestCase):
                 cls.host_compiler_error = cls.two.bazel_fails(
                     "build", "--repo_env=CC=" + cls.too_new_gcc, "--repo_env=CUDA12_HOST_CC=none", "//tests/e2e/broken:ok")
         finally:
-            for checkout in (cls.one, cls.two):
-                try:
-                    checkout.bazel("shutdown")
-                except AssertionError:
-                    pass
+            checkout_lib.shut_down(cls.one, cls.two)
 
     def test_two_checkouts_build_byte_identical_stage_outputs(self):
         self.assertGreater(len(self.one_outputs), 60)

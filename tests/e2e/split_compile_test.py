@@ -86,11 +86,7 @@ class SplitCompileTest(unittest.TestCase):
             cls.two.bazel("build", SPLIT, "--//cuda_rules:archs=sm_90", "--disk_cache=" + cls.disk_cache,
                           "--execution_log_json_file=" + cls.dev_log, *TARGETS)
         finally:
-            for checkout in (cls.one, cls.two):
-                try:
-                    checkout.bazel("shutdown")
-                except AssertionError:
-                    pass
+            checkout_lib.shut_down(cls.one, cls.two)
 
     def test_split_stages_run_the_threads(self):
         checked = 0

@@ -156,11 +156,7 @@ class FaultsTest(unittest.TestCase):
         finally:
             if cls.worker:
                 cls.worker.stop()
-            for checkout in (cls.ref, cls.a, cls.b):
-                try:
-                    checkout.bazel("shutdown")
-                except AssertionError:
-                    pass
+            checkout_lib.shut_down(cls.ref, cls.a, cls.b)
 
     # -- helpers -------------------------------------------------------------
 

@@ -156,11 +156,7 @@ class RedistTest(unittest.TestCase):
             if server:
                 server.shutdown()
                 server.server_close()
-            for checkout in (cls.wheels, cls.redist, cls.broken):
-                try:
-                    checkout.bazel("shutdown")
-                except AssertionError:
-                    pass
+            checkout_lib.shut_down(cls.wheels, cls.redist, cls.broken)
 
     def test_outputs_are_byte_identical_to_the_wheel_toolkits(self):
         self.assertGreater(len(self.wheel_outputs), 25)

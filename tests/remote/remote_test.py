@@ -158,11 +158,7 @@ class RemoteTest(unittest.TestCase):
             cls.worker.stop()
             if getattr(cls, "buildgrid", None):
                 cls.buildgrid.stop()
-            for checkout in (cls.ci, cls.dev):
-                try:
-                    checkout.bazel("shutdown")
-                except AssertionError:
-                    pass
+            checkout_lib.shut_down(cls.ci, cls.dev)
 
     def test_ci_to_developer_through_the_remote_cache(self):
         spawns = cache_report_lib.read_log(_log(self.tmp, "dev"))
