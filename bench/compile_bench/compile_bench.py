@@ -293,18 +293,18 @@ class Bench:
             }
         return out
 
-    def block_nolog(self, rep):
+    def cold_without_log(self, rep, scenario, extra=()):
+        """A cold staged build of --archs without an execution log, in a fresh disk cache."""
         self.bazel("clean")
-        cache = self.fresh_cache("nolog")
-        self.timed_build(rep, "bazel_staged", "cold_nolog", self.opts.archs, True, cache, exec_log=False)
+        cache = self.fresh_cache(scenario)
+        self.timed_build(rep, "bazel_staged", scenario, self.opts.archs, True, cache, exec_log=False, extra=extra)
         shutil.rmtree(cache, ignore_errors=True)
 
+    def block_nolog(self, rep):
+        self.cold_without_log(rep, "cold_nolog")
+
     def block_split(self, rep):
-        self.bazel("clean")
-        cache = self.fresh_cache("split")
-        self.timed_build(rep, "bazel_staged", "cold_split%d" % self.opts.split, self.opts.archs, True, cache,
-                         exec_log=False, extra=["--//cuda_rules:split_compile=%d" % self.opts.split])
-        shutil.rmtree(cache, ignore_errors=True)
+        self.cold_without_log(rep, "cold_split%d" % self.opts.split, ["--//cuda_rules:split_compile=%d" % self.opts.split])
 
     def block_unstaged(self, rep, archs, four):
         variant = "bazel_unstaged"

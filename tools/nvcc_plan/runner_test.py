@@ -119,6 +119,20 @@ class CheckArgsTest(unittest.TestCase):
         args = ["-c", "k.cu", "-rdc=false", "-Xcompiler", "-MD", "-Xcompiler=-E", "-Xptxas", "-v"]
         self.assertEqual(runner.check_nvcc_args(args), (args, []))
 
+    def test_split_compile_threads_and_cpus(self):
+        self.assertEqual(runner.split_compile_threads(["-c", "k.cu"]), 1)
+        self.assertEqual(runner.split_compile_threads(["--split-compile=4", "-c", "-split-compile", "2"]), 2)
+        with self.assertRaises(runner.RunError):
+            runner.split_compile_threads(["--split-compile=all"])
+        # The same cases as the rules' (//tests/cuda_library:split_compile_rules_test, splits_stage).
+        self.assertEqual(runner.stage_cpus(stages.CICC, 4, "12.4", 16), 4)
+        self.assertEqual(runner.stage_cpus(stages.PTXAS, 4, "12.4", 16), 1)
+        self.assertEqual(runner.stage_cpus(stages.PTXAS, 0, "13.0", 16), 16)
+        self.assertEqual(runner.stage_cpus(stages.PTXAS, 4, "13.5", 16), 4)
+        self.assertEqual(runner.stage_cpus(stages.CICC, 1, "13.0", 16), 1)
+        for stage in (stages.PREPROCESS, stages.FRONTEND, stages.HOST_COMPILE, stages.EMBED_FATBIN):
+            self.assertEqual(runner.stage_cpus(stage, 4, "13.0", 16), 1, stage.mnemonic)
+
     def test_a_compile_is_required(self):
         with self.assertRaisesRegex(runner.RunError, "no -c"):
             runner.check_nvcc_args(["k.cu", "-o", "k"])
