@@ -209,8 +209,8 @@ class ReuseTest(unittest.TestCase):
         reused = [s for s in spawns if s.mnemonic in stages]
         # Per source (CUB included): the preprocess (of every arch of the shipped set: CI's action),
         # the front ends (cudafe++ and the registration stub), host compile, and for sm_90: cicc, ptxas.
-        # compute_90 is the stub's arch: its front end ran in CudaFrontend, its cicc is the back end
-        # alone on the stub's NVVM IR.
+        # compute_90 is the stub's arch: its front end ran in CudaFrontend, which passes its
+        # preprocessed source on to its (whole) cicc.
         self.assertEqual(len(reused), SOURCES * 5, [(s.target, s.mnemonic) for s in reused])
         self.assertEqual({s.arch for s in reused if s.mnemonic in ("CudaCicc", "CudaPtxas")}, {"compute_90", "sm_90"})
         self.assertTrue(any("//cub_reduce:" in s.target for s in reused))

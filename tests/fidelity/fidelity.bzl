@@ -74,6 +74,7 @@ def fidelity_test(name, srcs, reference_extra = [], expect = "equal", size = "me
         ] + (["--reference_extra=" + ",".join(reference_extra)] if reference_extra else []) + (["--toolkit=" + toolkit] if toolkit else []),
         data = srcs + [":" + name + "_inputs"],
         deps = [
+            "//tests/fidelity:nvcc_compare",
             "//tools/nvcc_plan:layout",
             "//tools/nvcc_plan:dryrun",
             "//tools/nvcc_plan:stages",
@@ -118,6 +119,7 @@ def device_link_fidelity_test(name, deps, reference_extra = [], expect = "equal"
         ] + (["--reference_extra=" + ",".join(reference_extra)] if reference_extra else []) + (["--toolkit=" + toolkit] if toolkit else []),
         data = [":" + name + "_inputs"],
         deps = [
+            "//tests/fidelity:nvcc_compare",
             "//tools/nvcc_plan:layout",
             "//tools/nvcc_plan:dryrun",
             "//tools/nvcc_plan:stages",

@@ -23,6 +23,7 @@ from absl import app
 from absl import flags
 from runfiles import runfiles
 
+from tests.fidelity import nvcc_compare
 from tools.nvcc_plan import layout as layout_lib
 from tools.nvcc_plan import dryrun
 from tools.nvcc_plan import stages
@@ -76,53 +77,8 @@ def _scratch_execroot(root, layout):
     return d
 
 
-_B8_RUN = re.compile(rb"(?:\.b8 [0-9]+(?:,[0-9]+)*\n)+")
-
-
-def _decode_b8(ptx, nvcc_id, our_id):
-    """Replaces each run of `.b8 n,n,...` lines by the bytes it spells, quoted.
-
-    Runs are decoded on both sides, so the comparison stays exact; the module
-    id inside them is then spelled nvcc's way on both sides.
-    """
-    def decode(match):
-        values = bytes(int(v) for v in re.findall(rb"[0-9]+", match.group(0).replace(b".b8", b"")))
-        return b"<b8:" + values.replace(our_id.encode(), nvcc_id.encode()) + b">\n"
-
-    return _B8_RUN.sub(decode, ptx)
-
-
 def outdir_env():
     return os.environ.get("TEST_UNDECLARED_OUTPUTS_DIR")
-
-
-def _has_line_info(argv):
-    return any(a in ("--generate-line-info", "-lineinfo", "-g", "--device-debug") for a in argv)
-
-
-def _ptxas_without_sources(execroot, argv, ptx_name, out_name):
-    """Runs nvcc's ptxas command again where no source exists; returns the cubin.
-
-    Like the staged CudaPtxas action, which only has the PTX: the files named
-    in the PTX's .file directives (/proc/self/cwd/...) do not exist there. With
-    -G, ptxas also records the cubin's own file name; nvcc's names depend on
-    the whole arch set (x.sm_90.cubin alone, x.compute_90.cubin among others),
-    the staged ones do not, so the rerun uses the staged files' names (with
-    -G, ptxas records its command line, file names included, in the cubin).
-    """
-    empty = tempfile.mkdtemp(prefix="ptxas.", dir=os.environ.get("TEST_TMPDIR"))
-    src = argv[[i for i, a in enumerate(argv) if a.endswith(".ptx")][-1]]
-    cmd = list(argv)
-    cmd[0] = os.path.join(execroot, "external", _toolkit_repo(execroot), "bin", "ptxas")
-    ptx = os.path.join(empty, ptx_name)
-    with open(os.path.join(execroot, src), "rb") as f_in, open(ptx, "wb") as f_out:
-        f_out.write(f_in.read())
-    cmd[cmd.index(src)] = ptx
-    out = os.path.join(empty, out_name)
-    cmd[cmd.index("-o") + 1] = out
-    subprocess.run(cmd, cwd=empty, check=True, capture_output=True)
-    with open(out, "rb") as f:
-        return f.read()
 
 
 def _toolkit_repo(execroot):
@@ -130,11 +86,6 @@ def _toolkit_repo(execroot):
         if os.path.exists(os.path.join(execroot, "external", entry, "bin", "ptxas")):
             return entry
     raise AssertionError("no toolkit with bin/ptxas in the runfiles")
-
-
-def _swap(data, ours, theirs):
-    assert len(ours) == len(theirs), (ours, theirs)
-    return data.replace(ours.encode(), theirs.encode())
 
 
 def _reference_run(root, layout, nvcc_args, inputs=()):
@@ -169,10 +120,6 @@ def _reference_run(root, layout, nvcc_args, inputs=()):
     return execroot, keep, plan
 
 
-def _first_difference(ours, theirs):
-    return next((i for i, (a, b) in enumerate(zip(ours, theirs)) if a != b), min(len(ours), len(theirs)))
-
-
 _STUB_MARKER = re.compile(rb'^# 1 "[^"\n]*\.cudafe1\.stub\.c"$', re.M)
 
 
@@ -191,7 +138,7 @@ def _compare_stub(root, layout, plan, execroot, our_id, nvcc_id):
         print("  registration stub %s: not compared (the reference compiles no %s)" % (arch, arch))
         return None
     with open(_runfile(root, layout.files[stages.KEYS.registration_stub]), "rb") as f:
-        ours = _swap(f.read(), our_id, nvcc_id)
+        ours = nvcc_compare.swap(f.read(), our_id, nvcc_id)
     with open(os.path.join(execroot, dryrun.value_after(ciccs[arch].argv, "--stub_file_name")), "rb") as f:
         theirs = f.read()
     included = os.path.basename(dryrun.value_after(ciccs[arch].argv, "--include_file_name")).encode()
@@ -199,7 +146,7 @@ def _compare_stub(root, layout, plan, execroot, our_id, nvcc_id):
     ours, n_ours = _STUB_MARKER.subn(b'# 1 "<the stub>"', ours)
     theirs, n_theirs = _STUB_MARKER.subn(b'# 1 "<the stub>"', theirs)
     same = ours == theirs and n_ours == n_theirs  # (not every stub has it: none with -G or without kernels)
-    first = None if same else _first_difference(ours, theirs)
+    first = None if same else nvcc_compare.first_difference(ours, theirs)
     return ("registration stub " + arch, same, first, len(ours), len(theirs), " (but its own file's name)")
 
 
@@ -229,17 +176,17 @@ def compare(root, layout_path):
         results.append(stub)
     for what, staged, reference in pairs:
         with open(_runfile(root, staged), "rb") as f:
-            ours = _swap(f.read(), our_id, nvcc_id)
+            ours = nvcc_compare.swap(f.read(), our_id, nvcc_id)
         with open(os.path.join(execroot, reference), "rb") as f:
             theirs = f.read()
         if what.startswith("ptx"):
             # Debug sections spell strings (mangled names holding the module
             # id) as `.b8 95,90,...` byte lists: compare those decoded.
-            ours = _decode_b8(ours, nvcc_id, our_id)
-            theirs = _decode_b8(theirs, nvcc_id, our_id)
+            ours = nvcc_compare.decode_b8(ours, nvcc_id, our_id)
+            theirs = nvcc_compare.decode_b8(theirs, nvcc_id, our_id)
         same = ours == theirs
         note = ""
-        if not same and reference in ptxas_by_output and _has_line_info(ptxas_by_output[reference].argv):
+        if not same and reference in ptxas_by_output and nvcc_compare.has_line_info(ptxas_by_output[reference].argv):
             # With line info, ptxas stat()s the files named in the PTX and records
             # their mtimes and sizes in the cubin's line table: nvcc's own cubin
             # depends on when the checkout was made. The staged ptxas never sees
@@ -247,9 +194,10 @@ def compare(root, layout_path):
             # the cubin against nvcc's exact ptxas command on nvcc's own PTX, run
             # where the sources do not exist.
             key = what.split(" ", 1)[1]
-            rerun = _ptxas_without_sources(
-                execroot,
+            rerun = nvcc_compare.ptxas_without_sources(
+                os.path.join(execroot, "external", _toolkit_repo(execroot), "bin", "ptxas"),
                 ptxas_by_output[reference].argv,
+                os.path.join(execroot, [a for a in ptxas_by_output[reference].argv if a.endswith(".ptx")][-1]),
                 os.path.basename(layout.files["ptx/" + key.split("/")[0]]),
                 os.path.basename(staged),
             )
@@ -261,7 +209,7 @@ def compare(root, layout_path):
                 note = " (= nvcc's ptxas command on nvcc's PTX; nvcc's own cubin also records the sources' mtimes and sizes and, with -G, its own temp file names)"
         first = None
         if not same:
-            first = _first_difference(ours, theirs)
+            first = nvcc_compare.first_difference(ours, theirs)
             if what.startswith("ptx"):
                 lo = max(0, first - 120)
                 print("    staged:    %r" % ours[lo : first + 120])
@@ -315,7 +263,7 @@ def compare_device_link(root, layout_path):
         with open(os.path.join(execroot, reference), "rb") as f:
             theirs = f.read()
         same = ours == theirs
-        results.append((what, same, None if same else _first_difference(ours, theirs), len(ours), len(theirs), ""))
+        results.append((what, same, None if same else nvcc_compare.first_difference(ours, theirs), len(ours), len(theirs), ""))
     title = "device link of %d objects (archs=%s, %s)" % (
         len(layout.objects), ",".join(layout.archs), "lto" if layout.lto else "no lto")
     return title, results

@@ -1,14 +1,15 @@
 """Lists the device images a CUDA fatbinary holds (kind and arch of each).
 
 Reads either a fatbinary file (`.fatbin`, starting with its magic) or a host
-object/executable (ELF64) whose `.nv_fatbin` section holds one or more.
+object/executable (ELF64) whose `.nv_fatbin` section holds one or more (or, in
+an object compiled with -rdc=true, its `__nv_relfatbin` section).
 """
 
 import dataclasses
 import struct
 
 FATBIN_MAGIC = 0xBA55ED50
-_KINDS = {1: "ptx", 2: "elf", 4: "ltoir"}
+_KINDS = {1: "ptx", 2: "elf", 4: "ltoir", 8: "ltoir"}  # LTO IR: 4 (CUDA 12), 8 (CUDA 13)
 
 
 class FatbinError(ValueError):
@@ -74,6 +75,8 @@ def read_images(data):
     if len(data) >= 4 and struct.unpack_from("<I", data, 0)[0] == FATBIN_MAGIC:
         return _fatbin_images(data)
     section = _elf_section(data, ".nv_fatbin")
+    if section is None:
+        section = _elf_section(data, "__nv_relfatbin")  # a relocatable device code object's
     if section is None:
         raise FatbinError("no .nv_fatbin section: not compiled from CUDA sources")
     return _fatbin_images(section)

@@ -29,6 +29,18 @@ import re
 VERSIONS = ("12.4", "13.0", "13.5")
 
 
+# Whether the planner runs the registration arch's cicc as these two phases. It
+# does not: libnvvm alone, reading the front end's NVVM IR from a file, compiles
+# some of libdevice's functions (sinf, cosf, powf: their argument reduction) to
+# other PTX than one cicc process does (CUDA 13.0.88; found by the fidelity
+# fuzzer, tests/fidelity/fuzz, 2026-11-29; //tests/fidelity:libdevice_math_*
+# checks the whole cicc's PTX). So that arch's CudaCicc runs the whole cicc on
+# its preprocessed source (which CudaFrontend passes on), and split() is kept,
+# checked against the argv read from cicc (cicc_split_test), for a split that
+# can be shown exact.
+PLANNER_SPLITS = False
+
+
 class Unsplit(ValueError):
     """nvcc's cicc command has something the table has no rule for: run the whole cicc."""
 

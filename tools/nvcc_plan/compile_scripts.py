@@ -205,7 +205,7 @@ def _registration(unit):
     cicc = unit.command(cicc)
     scripts_lib.set_value(cicc, "--orig_src_path_name", layout.src)
     split = None
-    if arch == layout.registration_arch:
+    if arch == layout.registration_arch and cicc_split.PLANNER_SPLITS:
         libdevice = dict(unit.exports).get("NVVMIR_LIBRARY_DIR", "") + "/libdevice.10.bc"
         try:
             split = cicc_split.split(cicc, cicc_split.version_of(dpp.argv), libdevice, _TMP + "/stub_arch.bc")

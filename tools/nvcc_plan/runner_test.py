@@ -20,7 +20,6 @@ import json
 import os
 import re
 import shutil
-import struct
 import subprocess
 import sys
 import tempfile
@@ -28,6 +27,7 @@ import unittest
 
 from runfiles import runfiles
 
+from tests.fidelity import nvcc_compare
 from tools.fatbin import fatbin_lib
 from tools.nvcc_plan import dryrun
 from tools.nvcc_plan import stages
@@ -50,54 +50,8 @@ def _read(path):
 
 def _elf(path):
     """{section name: bytes} and the symbols [(name, info, other, shndx, value, size)] of an ELF64 object."""
-    elf = _elf_full(path)
+    elf = nvcc_compare.elf_full(path)
     return elf["sections"], [(s["name"], s["info"], s["other"], s["shndx"], s["value"], s["size"]) for s in elf["symbols"]]
-
-
-def _group_members(elf, content):
-    names = elf["section_names"]
-    flags = struct.unpack_from("<I", content, 0)[0]
-    members = [names[i] for i in struct.unpack_from("<%dI" % (len(content) // 4 - 1), content, 4)]
-    return flags, sorted(members)
-
-
-def _elf_full(path):
-    """An ELF64 relocatable object's sections, symbols (with their section's name) and relocations (by name)."""
-    data = _read(path)
-    (shoff,) = struct.unpack_from("<Q", data, 0x28)
-    entsize, count, names = struct.unpack_from("<HHH", data, 0x3A)
-    headers = [struct.unpack_from("<IIQQQQIIQQ", data, shoff + i * entsize) for i in range(count)]
-
-    def string(table, offset):
-        start = headers[table][4] + offset
-        return data[start : data.index(b"\0", start)].decode()
-
-    section_names = [string(names, h[0]) for h in headers]
-    sections, symbols, relocations = {}, [], {}
-    symtab = None
-    for i, h in enumerate(headers):
-        kind, offset, size = h[1], h[4], h[5]
-        sections[section_names[i]] = b"" if kind == 8 else data[offset : offset + size]  # 8: NOBITS
-        if kind == 2:  # SYMTAB: its names are in the section its sh_link names
-            symtab = i
-            for j in range(size // 24):
-                st_name, info, other, shndx, value, sym_size = struct.unpack_from("<IBBHQQ", data, offset + j * 24)
-                symbols.append({
-                    "name": string(h[6], st_name), "info": info, "other": other, "shndx": shndx, "value": value,
-                    "size": sym_size, "section": section_names[shndx] if 0 < shndx < len(headers) else shndx,
-                })
-    for i, h in enumerate(headers):
-        if h[1] == 4:  # RELA: applies to section sh_info, symbols of sh_link
-            assert h[6] == symtab
-            entries = []
-            for j in range(h[5] // 24):
-                r_offset, r_info, r_addend = struct.unpack_from("<QQq", data, h[4] + j * 24)
-                sym = symbols[r_info >> 32]
-                # A section symbol's relocation names the section.
-                target = sym["section"] if (sym["info"] & 0xF) == 3 else sym["name"]
-                entries.append((r_offset, r_info & 0xFFFFFFFF, target, r_addend))
-            relocations[section_names[h[7]]] = sorted(entries)
-    return {"sections": sections, "symbols": symbols, "relocations": relocations, "section_names": section_names}
 
 
 class CheckArgsTest(unittest.TestCase):
@@ -259,65 +213,8 @@ class RunnerTest(unittest.TestCase):
 
     def _check_object_against_nvcc(self, ours_path, ref_path, ours_id, theirs_id, file_names):
         """The source's object against nvcc's: the same code, data, symbols and relocations but for how the
-        fatbinary's wrapper is named (docs/internals.md, "The host object and the fatbinary").
-
-        nvcc's object defines the wrapper as a static (`__fatDeviceText`) and refers
-        to it by its section; ours is the host compile's object linked (ld -r)
-        with fatbinary's own, and the host code refers to the wrapper by a hidden
-        symbol named from the module id, which the fatbinary's object defines as
-        an alias of the static. ld -r merges the two objects' .comment sections.
-        """
-        ours, ref = _elf_full(ours_path), _elf_full(ref_path)
-        wrapper = "__nv_fatbin" + ours_id.decode()
-
-        def swap(b):
-            return b.replace(ours_id, theirs_id)
-
-        self.assertEqual(sorted(ours["sections"]), sorted(ref["sections"]))
-        for name, content in ours["sections"].items():
-            # The symbol and string tables and relocations: compared by name below. The fatbinary: by the caller
-            # (compressed PTX in it may hold the module id).
-            if name in (".symtab", ".strtab", ".shstrtab", ".nv_fatbin") or name.startswith(".rela"):
-                continue
-            with self.subTest(section=name):
-                if name == ".comment":  # compiler identification strings, once per compiled file
-                    self.assertEqual(set(content.split(b"\0")), set(ref["sections"][name].split(b"\0")))
-                elif name == ".group":  # a COMDAT group: its flags, then its members by section index
-                    self.assertEqual(_group_members(ours, content), _group_members(ref, ref["sections"][name]))
-                else:
-                    self.assertEqual(swap(content), ref["sections"][name])
-
-        def named(elf, renames):
-            out = set()
-            for sym in elf["symbols"]:
-                if (sym["info"] & 0xF) == 3:  # section symbols: bookkeeping of the object's sections
-                    continue
-                name = renames.get(sym["name"], sym["name"].replace(ours_id.decode(), theirs_id.decode()))
-                # nvcc compiles the wrapper in C++ (the static's name mangled), the fatbinary's object in C.
-                name = {"_ZL15__fatDeviceText": "__fatDeviceText"}.get(name, name)
-                out.add((name, sym["info"], sym["other"], sym["section"], sym["value"], sym["size"]))
-            return out
-
-        our_symbols = named(ours, file_names)
-        self.assertIn((wrapper.replace(ours_id.decode(), theirs_id.decode()), 0x11, 2, ".nvFatBinSegment", 0, 24), our_symbols,
-                      "the wrapper's alias: a global, hidden object")
-        our_symbols = {s for s in our_symbols if not s[0].startswith("__nv_fatbin")}
-        # ld -r keeps one file symbol per input; the fatbinary's object was compiled from stdin.
-        self.assertIn(("<stdin>", 4, 0, 65521, 0, 0), our_symbols)
-        our_symbols.discard(("<stdin>", 4, 0, 65521, 0, 0))
-        self.assertEqual(our_symbols, named(ref, {}))
-
-        wrapper_in_ref = wrapper.replace(ours_id.decode(), theirs_id.decode())
-        for section, entries in ours["relocations"].items():
-            with self.subTest(relocations=section):
-                ours_named = sorted(
-                    (off, kind, ".nvFatBinSegment" if target == wrapper else target.replace(ours_id.decode(), theirs_id.decode()), add)
-                    for off, kind, target, add in entries
-                )
-                theirs = [(off, kind, ".nvFatBinSegment" if t in ("__fatDeviceText", wrapper_in_ref) else t, add)
-                          for off, kind, t, add in ref["relocations"].get(section, [])]
-                self.assertEqual(ours_named, sorted(theirs))
-        self.assertEqual(sorted(ours["relocations"]), sorted(ref["relocations"]))
+        fatbinary's wrapper is named (tests/fidelity/nvcc_compare.py)."""
+        self.assertEqual(nvcc_compare.object_differences(ours_path, ref_path, ours_id, theirs_id, file_names), [])
 
     # (b) ---------------------------------------------------------------------
 
@@ -516,10 +413,10 @@ class RunnerTest(unittest.TestCase):
         self.assertLessEqual(float(a["end_s"]), float(b["start_s"]))  # never two at once
 
     def test_a_split_compile_equals_nvcc_with_it(self):
-        # The registration arch's cicc is libnvvm alone with -split-compile=2 (cicc_split.py).
+        # The registration arch's cicc is the whole cicc, with nvcc's -split-compile 2 (cicc_split.PLANNER_SPLITS).
         _, _, d = self._against_nvcc_keep("axpy-kernel.cu", fatbin_bytes_equal=False, extra=["--split-compile=2"])
         with open(os.path.join(d, "keep", "plan", "cicc.compute_90.sh")) as f:
-            self.assertIn("-split-compile=2", f.read())
+            self.assertIn(" -split-compile 2 ", f.read())
 
     # The command line, as on a machine without Bazel -------------------------
 

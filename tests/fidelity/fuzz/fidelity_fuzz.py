@@ -1,0 +1,435 @@
+"""The differential fidelity fuzzer: random nvcc option sets compiled by nvcc in one call and in stages; bytes compared.
+
+Each case (fuzz_cases.draw: a seed, an index and a CUDA version) is compiled
+twice in its own directory:
+  - by nvcc in one call: `nvcc <case> -c SRC -o ref/STEM.o --keep --keep-dir ref`;
+  - by the staged runner (tools/nvcc_plan/runner.py): the scripts the Bazel
+    actions run, one stage after another, `<case> -c SRC -o STEM.o`.
+Then, modulo the module id (the rules' deterministic one against nvcc's; both
+have the same length):
+  - every PTX (LTO IR) and every cubin equals nvcc's; with line info, the
+    cubin equals nvcc's own ptxas command rerun where no source exists
+    (nvcc_compare.ptxas_without_sources: ptxas records the sources' mtimes);
+  - the fatbinary: both objects embed the same images (kinds and archs), and
+    the staged fatbinary command, given the staged PTX and cubins spelled
+    with nvcc's id, writes nvcc's fatbinary byte for byte;
+  - the host object: every section, symbol and relocation
+    (nvcc_compare.object_differences);
+  - a case nvcc refuses must fail staged too, with nvcc's own error lines.
+
+A failing case prints the one command that replays it. The report (--report)
+counts cases, outcomes, options covered and the differences found.
+
+  fidelity_fuzz --cases=2000 --jobs=16 --seed=1 --report=fuzz.json
+  fidelity_fuzz --seed=1 --case=417          # replay one case, keeping its directory
+
+Outside Bazel: PYTHONPATH=<repository root> python3 tests/fidelity/fuzz/fidelity_fuzz.py
+--nvcc=/usr/local/cuda/bin/nvcc --ccbin=gcc ...
+"""
+
+import collections
+import concurrent.futures
+import glob
+import io
+import json
+import multiprocessing
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+
+from absl import app
+from absl import flags
+
+from tests.fidelity import nvcc_compare
+from tests.fidelity.fuzz import fuzz_cases
+from tools.fatbin import fatbin_lib
+from tools.nvcc_plan import dryrun
+from tools.nvcc_plan import runner
+from tools.nvcc_plan import stages
+
+FLAGS = flags.FLAGS
+flags.DEFINE_integer("seed", 1, "the run's seed: case K of seed S is the same case everywhere")
+flags.DEFINE_integer("cases", 20, "how many cases, from --first")
+flags.DEFINE_integer("first", 0, "the first case's index")
+flags.DEFINE_integer("case", None, "replay this one case (keeps its directory and prints it)")
+flags.DEFINE_integer("jobs", 1, "cases compiled at once (each compile runs one process at a time)")
+flags.DEFINE_string("toolkit", None, "the CUDA version to fuzz (12.4, 13.0, 13.5); default: the first of --toolkit_dirs")
+flags.DEFINE_list("toolkit_dirs", [], "VERSION=DIR,...: the toolkits (DIR/bin/nvcc); under Bazel, from the runfiles")
+flags.DEFINE_string("nvcc", None, "nvcc to fuzz (outside Bazel), with --toolkit naming its version")
+flags.DEFINE_string("ccbin", None, "the host compiler both compiles get (-ccbin); default: the rules' own, from the runfiles")
+flags.DEFINE_string("report", None, "write the JSON report here")
+flags.DEFINE_string("work_dir", None, "compile the cases under this directory (default: a temporary one)")
+flags.DEFINE_bool("keep", False, "keep every case's directory (failing cases' are always kept)")
+flags.DEFINE_string("link_dir", None, "link each generated case that both sides compiled into two checksum programs here")
+flags.DEFINE_integer("expect_cases", 0, "fail unless at least this many cases were compared (a test's floor)")
+flags.DEFINE_integer("expect_both_failed", 0, "fail unless at least this many cases failed on both sides")
+
+SAME, BOTH_FAILED, DIFFERENT, STAGED_FAILED, STAGED_PASSED = (
+    "same", "both failed", "DIFFERENT", "STAGED FAILED (nvcc passed)", "STAGED PASSED (nvcc failed)")
+
+
+def _read(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def _repo_root_of(path):
+    return os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(path))))
+
+
+def _repo_root():
+    return _repo_root_of(os.path.abspath(__file__))
+
+
+def _write_source(case, d):
+    path = os.path.join(d, case.file_name)
+    if case.source == "generated":
+        with open(path, "w") as f:
+            f.write(fuzz_cases.generated_source(case))
+    else:
+        shutil.copy(os.path.join(_repo_root(), case.source), path)
+    return case.file_name
+
+
+_ERROR_LINE = re.compile(r"\berror\b|\bfatal\b", re.I)
+
+
+def _error_lines(text):
+    """nvcc's error lines, without its temporary files' names (tmpxft_...)."""
+    return [l.strip() for l in text.splitlines() if _ERROR_LINE.search(l) and "tmpxft" not in l and l.strip()]
+
+
+_IMAGE = re.compile(r"^(--image3=(.*),file=)(.*)$")
+
+
+def _run_fatbinary(words, d, scratch, name, images):
+    """Runs a fatbinary command with its images replaced by `images` ({"kind=elf,sm=80": path}); returns its output."""
+    out = os.path.join(scratch, name + ".fatbin")
+    cmd = [os.path.join(os.path.dirname(_NVCC[0]), "fatbinary")]  # nvcc's dryrun names it without a directory
+    for w in words[1:]:
+        m = _IMAGE.match(w)
+        if m:
+            w = m.group(1) + images[m.group(2)]
+        elif w.startswith("--create="):
+            w = "--create=" + out
+        elif w.startswith("--embedded-fatbin="):
+            w = "--embedded-fatbin=" + os.path.join(scratch, name + ".fatbin.c")
+        cmd.append(w)
+    proc = subprocess.run(cmd, cwd=d, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise AssertionError("fatbinary failed: %s\n%s" % (" ".join(cmd), proc.stderr))
+    return _read(out)
+
+
+def _fatbinary_check(d, keep, fatbinary_argv, ours_id, theirs_id):
+    """The staged fatbinary command against nvcc's: both run on the staged images spelled with nvcc's module id.
+
+    Returns (the staged command's output, nvcc's command's output). The images
+    themselves are compared on their own (with line info, nvcc's cubins hold
+    the sources' mtimes, and so does its fatbinary).
+    """
+    with open(os.path.join(keep, "plan", "embed_fatbin.sh")) as f:
+        lines = [l for l in f if "fatbinary" in l and not l.startswith("#")]
+    words = next(w for w in (shlex.split(l.split(" || ")[0]) for l in lines) if w and w[0].endswith("/fatbinary"))
+    scratch = tempfile.mkdtemp(prefix="fatbinary.", dir=d)
+    images = {}
+    for w in words:
+        m = _IMAGE.match(w)
+        if m:
+            copy = os.path.join(scratch, "%d.%s" % (len(images), os.path.basename(m.group(3))))
+            with open(copy, "wb") as f:
+                f.write(nvcc_compare.swap(_read(os.path.join(d, m.group(3))), ours_id, theirs_id))
+            images[m.group(2)] = copy
+    return _run_fatbinary(words, d, scratch, "staged", images), _run_fatbinary(fatbinary_argv, d, scratch, "nvcc", images)
+
+
+def _cicc_with_module_id(argv, d, module_id, tmp):
+    """Runs nvcc's cicc command with `module_id` as the module id, its outputs in a scratch directory; returns its -o."""
+    scratch = tempfile.mkdtemp(prefix="cicc.", dir=tmp)
+    cmd = list(argv)
+    with open(os.path.join(scratch, "module_id"), "w") as f:
+        f.write(module_id)
+    for option, name in (("--module_id_file_name", "module_id"), ("--gen_c_file_name", "c"), ("--stub_file_name", "stub.c"),
+                         ("--gen_device_file_name", "gpu"), ("-o", "out")):
+        if option in cmd:
+            cmd[cmd.index(option) + 1] = os.path.join(scratch, name)
+    toolkit = os.path.dirname(os.path.dirname(_NVCC[0]))
+    cmd[0] = os.path.join(toolkit, "nvvm", "bin", "cicc")
+    env = dict(os.environ, PWD="/proc/self/cwd", NVVMIR_LIBRARY_DIR=os.path.join(toolkit, "nvvm", "libdevice"))
+    proc = subprocess.run(cmd, cwd=d, env=env, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise AssertionError("nvcc's cicc command failed: %s\n%s" % (" ".join(cmd), proc.stderr))
+    return _read(os.path.join(scratch, "out"))
+
+
+_NVCC = []
+
+
+def compare_outputs(case, d, nvcc, ref_args, tmp):
+    """The differences between the staged outputs in d/keep and nvcc's in d/ref ([] when none)."""
+    keep, ref = os.path.join(d, "keep"), os.path.join(d, "ref")
+    _NVCC[:] = [nvcc]
+    stem = case.stem
+    ours_id = _read(os.path.join(keep, stem + ".module_id")).decode().strip()
+    theirs_id = _read(glob.glob(os.path.join(ref, "*.module_id"))[0]).decode().strip()
+    if len(ours_id) != len(theirs_id):
+        return ["module ids differ in length: ours %r, nvcc's %r" % (ours_id, theirs_id)]
+    with open(os.path.join(keep, "plan", "layout.json")) as f:
+        files = json.load(f)["files"]
+    plan = dryrun.plan_from_text(dryrun.run_dryrun(nvcc, ref_args, cwd=d))
+    diffs, compared = [], 0
+    line_info = nvcc_compare.has_line_info(case.nvcc_args()) or any(
+        nvcc_compare.has_line_info(p.argv) for p in plan.by_step(stages.STEP_PTXAS))
+    lto_ir = any(v.endswith(".ltoir") for v in files.values())
+    ptxas_bin = os.path.join(os.path.dirname(nvcc), "ptxas")
+    for cicc in plan.by_step(stages.STEP_CICC):
+        key = stages.KEYS.ptx + "/" + cicc.arch
+        ours = nvcc_compare.swap(_read(os.path.join(d, files[key])), ours_id, theirs_id)
+        theirs = _read(os.path.join(d, dryrun.value_after(cicc.argv, "-o")))
+        ours = nvcc_compare.decode_b8(ours, theirs_id, ours_id)
+        theirs = nvcc_compare.decode_b8(theirs, theirs_id, ours_id)
+        compared += 1
+        if ours != theirs and files[key].endswith(".ltoir"):
+            # LTO IR is an opaque container: the module id cannot be swapped in it. nvcc's own cicc
+            # command, given the staged module id, must write the staged LTO IR byte for byte.
+            theirs = ours = _read(os.path.join(d, files[key]))
+            rerun = _cicc_with_module_id(cicc.argv, d, ours_id, tmp)
+            if rerun != ours:
+                theirs = rerun
+        if ours != theirs:
+            diffs.append("%s %s differs at byte %d" % ("ltoir" if files[key].endswith(".ltoir") else "ptx", cicc.arch,
+                                                        nvcc_compare.first_difference(ours, theirs)))
+    for ptxas in plan.by_step(stages.STEP_PTXAS):
+        key = "%s/%s/%s" % (stages.KEYS.cubin, ptxas.virtual_arch, ptxas.arch)
+        ours = nvcc_compare.swap(_read(os.path.join(d, files[key])), ours_id, theirs_id)
+        theirs = _read(os.path.join(d, ptxas.outputs[0]))
+        compared += 1
+        if ours != theirs and nvcc_compare.has_line_info(ptxas.argv):
+            ptx = [a for a in ptxas.argv if a.endswith(".ptx")][-1]
+            theirs = nvcc_compare.ptxas_without_sources(
+                ptxas_bin, ptxas.argv, os.path.join(d, ptx),
+                os.path.relpath(files[stages.KEYS.ptx + "/" + ptxas.virtual_arch], d), os.path.relpath(files[key], d), tmp)
+        if ours != theirs:
+            diffs.append("cubin %s/%s differs at byte %d" % (ptxas.virtual_arch, ptxas.arch,
+                                                             nvcc_compare.first_difference(ours, theirs)))
+    ours_obj, ref_obj = os.path.join(d, stem + ".o"), os.path.join(ref, stem + ".o")
+    images = sorted(i.name + ":" + i.kind for i in fatbin_lib.read_images(_read(ours_obj)))
+    ref_images = sorted(i.name + ":" + i.kind for i in fatbin_lib.read_images(_read(ref_obj)))
+    if images != ref_images:
+        diffs.append("fatbinary images %s, nvcc's %s" % (images, ref_images))
+    ref_fatbin = glob.glob(os.path.join(ref, "*.fatbin"))
+    fatbinary = plan.by_step(stages.STEP_FATBINARY)
+    if len(ref_fatbin) == 1 and len(fatbinary) == 1:
+        compared += 1
+        staged_cmd, nvcc_cmd = _fatbinary_check(d, keep, fatbinary[0].argv, ours_id, theirs_id)
+        if staged_cmd != nvcc_cmd:
+            diffs.append("fatbinary: the staged command and nvcc's write different fatbinaries from the same images")
+        elif not line_info and not lto_ir and staged_cmd != _read(ref_fatbin[0]):
+            # (with line info nvcc's cubins hold the sources' mtimes and fatbinary records its images' file
+            # names; LTO IR holds the module id unswappably)
+            diffs.append("fatbinary: nvcc's own differs from its command's output on the staged images")
+    else:
+        diffs.append("nvcc kept %d fatbinaries, ran %d fatbinary commands" % (len(ref_fatbin), len(fatbinary)))
+    host_input = os.path.basename(plan.by_step(stages.STEP_HOST_CC)[0].inputs[0])
+    compared += 1
+    diffs += ["object: " + x for x in nvcc_compare.object_differences(
+        ours_obj, ref_obj, ours_id.encode(), theirs_id.encode(), {stem + ".cudafe1.cpp": host_input})]
+    return diffs, compared
+
+
+def run_case(case, nvcc, ccbin, work_dir, keep_all=False, link_dir=None):
+    """Compiles one case both ways and compares: a result dict."""
+    started = time.time()
+    d = tempfile.mkdtemp(prefix="case%d." % case.index, dir=work_dir)
+    src = _write_source(case, d)
+    os.makedirs(os.path.join(d, "ref"))
+    common = ["-ccbin", ccbin] + case.nvcc_args()
+    ref_args = common + ["-c", src, "-o", "ref/%s.o" % case.stem, "--keep", "--keep-dir", "ref"]
+    env = dict(os.environ, PWD="/proc/self/cwd")  # the staged scripts' convention for debug info
+    nvcc_proc = subprocess.run([nvcc] + ref_args, cwd=d, env=env, capture_output=True, text=True)
+    out, err = io.StringIO(), io.StringIO()
+    try:
+        rc = runner.run(common + ["-c", src, "-o", case.stem + ".o"],
+                        runner.RunOptions(nvcc=nvcc, cwd=d, keep_dir="keep", jobs=1, stdout=out, stderr=err))
+    except Exception as e:  # pylint: disable=broad-except
+        rc, err = -1, io.StringIO("runner raised %r" % e)
+    details, compared = [], 0
+    if nvcc_proc.returncode != 0:
+        missing = [l for l in _error_lines(nvcc_proc.stderr) if l not in err.getvalue()]
+        if rc == 0:
+            outcome = STAGED_PASSED
+            details = ["nvcc: " + l for l in _error_lines(nvcc_proc.stderr)[:3]]
+        elif missing:
+            outcome = DIFFERENT
+            details = ["nvcc's error not in the staged one's: " + l for l in missing[:3]]
+        else:
+            outcome = BOTH_FAILED
+            details = _error_lines(nvcc_proc.stderr)[:1]
+    elif rc != 0:
+        outcome = STAGED_FAILED
+        details = [l for l in err.getvalue().splitlines() if l.strip()][-4:]
+    else:
+        try:
+            details, compared = compare_outputs(case, d, nvcc, ref_args, d)
+        except Exception as e:  # pylint: disable=broad-except
+            details = ["comparison raised %r at %s" % (e, traceback.extract_tb(e.__traceback__)[-1][:3])]
+        outcome = DIFFERENT if details else SAME
+        if outcome == SAME and link_dir and case.source == "generated":
+            _link_pair(case, d, nvcc, ccbin, link_dir)
+    result = {
+        "index": case.index, "seed": case.seed, "toolkit": case.version, "source": case.source,
+        "features": list(case.features), "args": case.nvcc_args(), "option_names": list(case.option_names),
+        "arch_form": case.arch_form, "rdc": case.rdc, "outcome": outcome, "details": details,
+        "compared_files": compared, "seconds": round(time.time() - started, 2), "dir": d,
+    }
+    if outcome in (SAME, BOTH_FAILED) and not keep_all:
+        shutil.rmtree(d, ignore_errors=True)
+        result["dir"] = None
+    return result
+
+
+def _link_pair(case, d, nvcc, ccbin, link_dir):
+    """Links nvcc's and the staged object of a generated case, each with a main printing fuzz_checksum()."""
+    main = os.path.join(d, "checksum_main.cu")
+    with open(main, "w") as f:
+        f.write(fuzz_cases.CHECKSUM_MAIN)
+    link = ["-ccbin", ccbin] + case.archs + (["-rdc=true"] if case.rdc else []) + (["-dlto"] if case.lto else [])
+    if case.lto:  # the device link compiles the LTO IR for a real arch
+        link = ["-ccbin", ccbin, "-rdc=true", "-dlto", "-arch=sm_90"]
+    for side, obj in (("nvcc", "ref/%s.o" % case.stem), ("staged", case.stem + ".o")):
+        out = os.path.join(link_dir, "case%d.%s" % (case.index, side))
+        proc = subprocess.run([nvcc] + link + [obj, main, "-o", out], cwd=d, capture_output=True, text=True)
+        if proc.returncode != 0:
+            with open(out + ".link_error", "w") as f:
+                f.write(proc.stderr)
+
+
+def replay_command(case):
+    return "bazel run //tests/fidelity/fuzz:fidelity_fuzz -- --toolkit=%s --seed=%d --case=%d" % (
+        case.version, case.seed, case.index)
+
+
+def _toolkits():
+    """{version: toolkit directory}, from --toolkit_dirs or --nvcc."""
+    dirs = {}
+    for entry in FLAGS.toolkit_dirs:
+        version, _, path = entry.partition("=")
+        dirs[version] = path
+    if FLAGS.nvcc:
+        dirs = {FLAGS.toolkit or "13.0": os.path.dirname(os.path.dirname(os.path.abspath(FLAGS.nvcc)))}
+    return dirs
+
+
+def _runfiles_toolkits():
+    """Under Bazel: {version: toolkit dir} and the rules' -ccbin, from the fuzzer's data (tests/fidelity/fuzz/BUILD.bazel)."""
+    from runfiles import runfiles  # pylint: disable=g-import-not-at-top
+
+    marker = runfiles.Create().Rlocation("rules_cuda_stages/tests/fidelity/fuzz/fidelity_fuzz.py")
+    root = os.path.dirname(_repo_root_of(marker))  # <runfiles>/_main/tests/fidelity/fuzz/fidelity_fuzz.py
+    dirs = {}
+    for nvcc in glob.glob(os.path.join(root, "*", "bin", "nvcc")):
+        m = re.search(r"cuda_([0-9]+)_([0-9]+)_[a-z0-9_]+$", os.path.basename(os.path.dirname(os.path.dirname(nvcc))))
+        if m:
+            dirs["%s.%s" % m.groups()] = os.path.dirname(os.path.dirname(nvcc))
+    ccbin = None
+    for args in glob.glob(os.path.join(root, "_main", "tests", "fidelity", "fuzz", "_cuda", "**", "nvcc_args.json"), recursive=True):
+        with open(args) as f:
+            words = json.load(f)
+        if "-ccbin" in words:
+            ccbin = words[words.index("-ccbin") + 1]
+    return dirs, ccbin
+
+
+def main(argv):
+    del argv
+    toolkits, ccbin = _toolkits(), FLAGS.ccbin
+    if not toolkits:
+        toolkits, rules_ccbin = _runfiles_toolkits()
+        ccbin = ccbin or rules_ccbin
+    version = FLAGS.toolkit or sorted(toolkits)[0]
+    if version not in toolkits:
+        print("fidelity_fuzz: no CUDA %s toolkit (have %s)" % (version, ", ".join(sorted(toolkits))), file=sys.stderr)
+        return 2
+    nvcc = os.path.join(toolkits[version], "bin", "nvcc")
+    ccbin = ccbin or "gcc"
+    work_dir = FLAGS.work_dir or tempfile.mkdtemp(prefix="fidelity_fuzz.", dir=os.environ.get("TEST_TMPDIR"))
+    os.makedirs(work_dir, exist_ok=True)
+    if FLAGS.link_dir:
+        os.makedirs(FLAGS.link_dir, exist_ok=True)
+    indices = [FLAGS.case] if FLAGS.case is not None else list(range(FLAGS.first, FLAGS.first + FLAGS.cases))
+    cases = [fuzz_cases.draw(FLAGS.seed, i, version) for i in indices]
+    started = time.time()
+    results = []
+    print("fidelity_fuzz: %d cases, seed %d, CUDA %s (%s), -ccbin %s, %d at a time" % (
+        len(cases), FLAGS.seed, version, nvcc, ccbin, FLAGS.jobs), flush=True)
+    keep_all = FLAGS.keep or FLAGS.case is not None
+    # Processes, not threads: the runner waits for any child (wait4(-1)), so one compile per process.
+    with concurrent.futures.ProcessPoolExecutor(max_workers=FLAGS.jobs, mp_context=multiprocessing.get_context("fork")) as pool:
+        futures = {pool.submit(run_case, c, nvcc, ccbin, work_dir, keep_all, FLAGS.link_dir): c for c in cases}
+        for future in concurrent.futures.as_completed(futures):
+            case, result = futures[future], future.result()
+            results.append(result)
+            if result["outcome"] not in (SAME, BOTH_FAILED) or FLAGS.case is not None:
+                print("case %d: %s: %s" % (case.index, result["outcome"], " ".join(shlex.quote(a) for a in result["args"])))
+                print("  source: %s%s" % (case.source, " (%s)" % ",".join(case.features) if case.features else ""))
+                for line in result["details"]:
+                    print("  " + line)
+                print("  directory: %s" % result["dir"])
+                print("  replay: " + replay_command(case), flush=True)
+    results.sort(key=lambda r: r["index"])
+    summary = summarize(results, time.time() - started)
+    print(format_summary(summary))
+    if FLAGS.report:
+        with open(FLAGS.report, "w") as f:
+            json.dump({"summary": summary, "cases": results, "nvcc": nvcc, "ccbin": ccbin}, f, indent=1)
+    failed = summary["outcomes"].get(DIFFERENT, 0) + summary["outcomes"].get(STAGED_FAILED, 0) + \
+        summary["outcomes"].get(STAGED_PASSED, 0)
+    if failed:
+        return 1
+    if summary["outcomes"].get(SAME, 0) < FLAGS.expect_cases:
+        print("FAIL: %d cases compared, fewer than %d" % (summary["outcomes"].get(SAME, 0), FLAGS.expect_cases))
+        return 1
+    if summary["outcomes"].get(BOTH_FAILED, 0) < FLAGS.expect_both_failed:
+        print("FAIL: %d cases failed on both sides, fewer than %d" % (summary["outcomes"].get(BOTH_FAILED, 0), FLAGS.expect_both_failed))
+        return 1
+    return 0
+
+
+def summarize(results, wall):
+    outcomes = collections.Counter(r["outcome"] for r in results)
+    options = collections.Counter(n for r in results for n in r["option_names"])
+    return {
+        "cases": len(results),
+        "outcomes": dict(outcomes),
+        "wall_s": round(wall, 1),
+        "case_s_sum": round(sum(r["seconds"] for r in results), 1),
+        "files_compared": sum(r["compared_files"] for r in results),
+        "options": dict(sorted(options.items())),
+        "sources": dict(collections.Counter(r["source"] for r in results)),
+        "features": dict(collections.Counter(f for r in results for f in r["features"])),
+        "arch_forms": dict(collections.Counter(r["arch_form"] for r in results)),
+        "rdc": sum(1 for r in results if r["rdc"]),
+        "failing": [r["index"] for r in results if r["outcome"] not in (SAME, BOTH_FAILED)],
+    }
+
+
+def format_summary(s):
+    lines = ["fidelity_fuzz: %d cases in %.0f s: %s" % (
+        s["cases"], s["wall_s"], ", ".join("%d %s" % (n, o) for o, n in sorted(s["outcomes"].items())))]
+    lines.append("  %d files compared (PTX, LTO IR, cubins, fatbinaries, objects); %d cases with -rdc" % (
+        s["files_compared"], s["rdc"]))
+    lines.append("  options: " + ", ".join("%s %d" % kv for kv in s["options"].items()))
+    lines.append("  arch forms: " + ", ".join("%s %d" % kv for kv in sorted(s["arch_forms"].items())))
+    if s["failing"]:
+        lines.append("  failing cases: " + " ".join(str(i) for i in s["failing"]))
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    app.run(main)
