@@ -256,7 +256,7 @@ def classify(index, argv):
         command.step = stages.STEP_PTXAS
         command.arch = value_after(argv, "-arch") or ""
         out = value_after(argv, "-o")
-        src = _last_positional(argv, {"-o", "-arch", "-maxrregcount", "--maxrregcount", "-O", "-v"})
+        src = _last_positional(argv, {"-o", "-arch", "-maxrregcount", "--maxrregcount", "-O"})
         command.inputs = [src] if src else []
         command.outputs = [out] if out else []
     elif tool == "fatbinary":

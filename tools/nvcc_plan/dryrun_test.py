@@ -134,6 +134,19 @@ class PlanTest(unittest.TestCase):
         with self.assertRaisesRegex(lib.PlanError, "No closing quotation"):
             lib.plan_from_text(text.replace("#$ rm /tmp/", "#$ cp /tmp/"))
 
+    def test_ptxas_verbose_takes_no_value(self):
+        # -Xptxas -v: nvcc puts -v right before the PTX (found by the fidelity fuzzer: the PTX was
+        # taken for -v's value, and the plan failed with "ptxas reads [], which no cicc produced").
+        text = _read("cuda13.0_sm90.txt")
+        line = [l for l in text.splitlines() if l.startswith("#$ ptxas ")][0]
+        verbose = line.replace(" -m64 ", " -m64 -v ", 1)
+        self.assertNotEqual(line, verbose)
+        plan = lib.plan_from_text(text.replace(line, verbose))
+        ptxas = plan.by_step(stages.STEP_PTXAS)[0]
+        self.assertIn("-v", ptxas.argv)
+        self.assertEqual(len(ptxas.inputs), 1)
+        self.assertTrue(ptxas.inputs[0].endswith(".ptx"), ptxas.inputs)
+
     def test_garbage_is_a_plan_error(self):
         with self.assertRaisesRegex(lib.PlanError, "no commands"):
             lib.plan_from_text("nvcc fatal : Unknown option '-foo'\n")
