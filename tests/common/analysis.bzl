@@ -63,16 +63,16 @@ def staged_counts(virtuals, reals, srcs = 1):
         counts[stage.mnemonic] = counts.get(stage.mnemonic, 0) + per_scope[stage.scope]
     return counts
 
-def check_staged_archs(env, virtuals, reals, registration_compiled = True):
+def check_staged_archs(env, virtuals, reals):
     """Checks one .cu compiled in stages for `virtuals` and `reals`.
+
+    Every arch's CudaCicc, the registration stub's arch's included, reads that
+    arch's preprocessed source (the whole cicc: tools/nvcc_plan/cicc_split.py).
 
     Args:
       env: the analysistest env.
       virtuals: the virtual archs, e.g. ["compute_80"].
       reals: the real archs with their virtual arch, e.g. ["compute_80/sm_80"].
-      registration_compiled: whether the registration stub's arch (the shipped set's last, or the
-        build's last) is among `virtuals`: then that arch's CudaCicc reads the stub's front end's
-        output, every other arch's CudaCicc its preprocessed source.
     """
     assert_counts(env, staged_counts(len(virtuals), len(reals)))
 
@@ -80,8 +80,12 @@ def check_staged_archs(env, virtuals, reals, registration_compiled = True):
     readers = [a.mnemonic for a in analysistest.target_actions(env) if a.mnemonic.startswith("Cuda") and
                                                                        [f for f in a.inputs.to_list() if f.is_source and f.extension in ("cu", "cc", "cpp", "cxx")]]
     asserts.equals(env, ["CudaPreprocess"], readers, "the actions that read the source")
-    from_stub = [a for a in actions_of(env, "CudaCicc") if [f for f in a.inputs.to_list() if f.basename.endswith(".stub_arch_cicc_input")]]
-    asserts.equals(env, 1 if registration_compiled else 0, len(from_stub), "CudaCicc actions on the stub's front end's output")
+    for action in actions_of(env, "CudaCicc"):
+        cpp1 = [f for f in action.inputs.to_list() if f.basename.endswith(".cpp1.ii")]
+        ptx = [f for f in action.outputs.to_list() if f.extension == "ptx"]
+        asserts.equals(env, 1, len(cpp1), "preprocessed sources a CudaCicc action reads")
+        if len(cpp1) == 1 and len(ptx) == 1:
+            asserts.equals(env, parent_name(ptx[0]), parent_name(cpp1[0]), "the arch whose preprocessed source a CudaCicc reads")
 
     ptx_by_arch = {}
     for action in actions_of(env, "CudaCicc"):

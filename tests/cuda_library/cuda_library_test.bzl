@@ -48,7 +48,7 @@ def _rules_cuda_form_test_impl(ctx):
     env = analysistest.begin(ctx)
 
     # A subset of the shipped set, without its last arch (compute_90: the registration stub's).
-    check_staged_archs(env, virtuals = ["compute_80"], reals = ["compute_80/sm_80", "compute_80/sm_86"], registration_compiled = False)
+    check_staged_archs(env, virtuals = ["compute_80"], reals = ["compute_80/sm_80", "compute_80/sm_86"])
     return analysistest.end(env)
 
 rules_cuda_form_test = analysistest.make(_rules_cuda_form_test_impl)

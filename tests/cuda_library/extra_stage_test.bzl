@@ -33,6 +33,7 @@ TEST_NOOP = struct(
     device = False,
     exec_group = "",
     split_compile = "",
+    split_compile_below_arch = "",
     progress = "Testing %{label}: %{output}",
     hook = "",
     script_name = "test_noop",

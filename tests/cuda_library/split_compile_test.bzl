@@ -72,6 +72,9 @@ def _rules_test_impl(ctx):
     # Which stages run the threads: cicc from 12.4, ptxas from 13.0 (nvcc's dryrun of each).
     by_mnemonic = {s.mnemonic: s for s in COMPILE_STAGES}
     asserts.true(env, splits_stage(by_mnemonic["CudaCicc"], 4, "12.4"))
+    asserts.true(env, splits_stage(by_mnemonic["CudaCicc"], 4, "13.0", "compute_90"))
+    asserts.false(env, splits_stage(by_mnemonic["CudaCicc"], 4, "13.0", "compute_100"))
+    asserts.true(env, splits_stage(by_mnemonic["CudaPtxas"], 4, "13.0", "sm_100"))
     asserts.false(env, splits_stage(by_mnemonic["CudaPtxas"], 4, "12.4"))
     asserts.true(env, splits_stage(by_mnemonic["CudaPtxas"], 0, "13.0"))
     asserts.true(env, splits_stage(by_mnemonic["CudaPtxas"], 4, "13.5"))

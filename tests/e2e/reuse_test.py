@@ -245,9 +245,11 @@ class ReuseTest(unittest.TestCase):
         stubs = {p: t for p, t in self.dev80_scripts.items() if p.endswith("/frontend.sh")}
         self.assertEqual(len(stubs), SOURCES, sorted(stubs))
         for path, text in stubs.items():
-            self.assertIn(" --nv_arch compute_90 ", text, path)
+            self.assertIn(" -arch compute_90 ", text, path)
             self.assertIn("compute_90/", text, path)  # it reads compute_90's preprocessed source
-            self.assertIn(" -lgenfe --emit-llvm-bc ", text, path)
+            # cicc's front end alone (the stub); compute_90's CudaCicc runs the whole cicc
+            # (cicc_split.PLANNER_SPLITS).
+            self.assertIn(" --Xlgenfe --device-syntax-only", text, path)
         rows = cache_report_lib.summarize(spawns, cache_report_lib.read_log(self.ci_log))
         print("\nCUDA %s: developer build, sm_80 after CI's build of the shipped set (%s):" % (TOOLKIT, CI_ARCHS))
         sys.stdout.write(cache_report_lib.format_rows(rows, "table"))

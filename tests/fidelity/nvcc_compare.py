@@ -57,7 +57,7 @@ def decode_b8(ptx, nvcc_id, our_id):
 
 
 def has_line_info(argv):
-    return any(a in ("--generate-line-info", "-lineinfo", "-g", "--device-debug") for a in argv)
+    return any(a in ("--generate-line-info", "-lineinfo", "-g", "-G", "--device-debug") for a in argv)
 
 
 def ptxas_without_sources(ptxas, argv, ptx_path, ptx_name, out_name, tmp=None):

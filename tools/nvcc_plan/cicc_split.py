@@ -4,9 +4,8 @@ cicc (CUDA 12.4, 13.0, 13.5) runs two phases in one process: its EDG front end
 ("lgenfe": the registration stub, .cudafe1.c, .cudafe1.gpu and the NVVM IR of
 the device code), then libnvvm (libdevice linked in, optimization, PTX or LTO
 IR). `cicc -lgenfe ...` and `cicc -libnvvm ...` run each one alone. The
-registration stub's stage runs the front end of its arch and keeps the NVVM IR;
-that arch's CudaCicc runs libnvvm alone on it, so the front end of that arch
-runs once per build as in nvcc (docs/internals.md, "The registration stub").
+planner does not use the split (below): libnvvm alone is not exact
+(docs/internals.md, "The registration stub").
 
 `split(argv, version, libdevice)` maps nvcc's cicc command to the two commands
 cicc builds internally for it (read from the running process of cicc 12.4.131,
@@ -29,16 +28,17 @@ import re
 VERSIONS = ("12.4", "13.0", "13.5")
 
 
-# Whether the planner runs the registration arch's cicc as these two phases. It
-# does not: libnvvm alone, reading the front end's NVVM IR from a file, compiles
-# some of libdevice's functions (sinf, cosf, powf: their argument reduction) to
-# other PTX than one cicc process does (CUDA 13.0.88; found by the fidelity
-# fuzzer, tests/fidelity/fuzz, 2026-11-29; //tests/fidelity:libdevice_math_*
-# checks the whole cicc's PTX). So that arch's CudaCicc runs the whole cicc on
-# its preprocessed source (which CudaFrontend passes on), and split() is kept,
-# checked against the argv read from cicc (cicc_split_test), for a split that
-# can be shown exact.
-PLANNER_SPLITS = False
+# The planner does not run any cicc as these two phases: libnvvm alone, reading
+# the front end's NVVM IR from a file, compiles some of libdevice's functions
+# (sinf, cosf, powf: their argument reduction) to other PTX than one cicc process
+# does (CUDA 13.0.88; found by the fidelity fuzzer, tests/fidelity/fuzz,
+# 2026-11-29; //tests/fidelity:libdevice_math_* checks the whole cicc's PTX).
+# So the registration stub comes from the front end alone in CudaFrontend
+# (compile_scripts.FRONT_END_ONLY) and every arch's CudaCicc, the stub's arch's
+# included, runs the whole cicc on its preprocessed source. split() is kept,
+# checked against the argv read from cicc (cicc_split_test), as the record of
+# cicc's two phases for a split that can be shown exact; version_of() is the
+# runner's.
 
 
 class Unsplit(ValueError):

@@ -11,11 +11,9 @@ where the record pins it; a stage that needs more has a function in PLANNER.
 """
 
 import dataclasses
-import os
 import re
 import shlex
 
-from tools.nvcc_plan import cicc_split
 from tools.nvcc_plan import dryrun
 from tools.nvcc_plan import scripts as scripts_lib
 from tools.nvcc_plan import stage_graph
@@ -68,13 +66,13 @@ def _frontend(unit, action):
     # cudafe++, told the source's canonical path and given the rules' module id (not generating one).
     cudafe = [a for a in unit.command(unit.only(stages.FRONTEND)) if a != "--gen_module_id_file"]
     scripts_lib.set_value(cudafe, "--orig_src_path_name", layout.src)
-    arch, dpp, cicc, _, split = _registration(unit)
+    arch, dpp, cicc, _ = _registration(unit)
     if arch != layout.registration_arch:
         # (registration_commands could not make the arch's commands from another's.)
         scripts_lib.fail(layout.display_label, "cannot write the registration stub for %s from nvcc's plan of %s. "
                          "Build with staged = False, or set --@rules_cuda_stages//cuda_rules:shipped_archs=same."
                          % (layout.registration_arch, ", ".join(layout.virtual_archs)))
-    stub = registration_stub_lines(layout, arch, dryrun.value_after(unit.command(dpp), "-o"), cicc, split)
+    stub = registration_stub_lines(layout, arch, dryrun.value_after(unit.command(dpp), "-o"), cicc)
     return {layout.scripts[action["script"]]: frontend_script(layout, unit.exports, cudafe, stub)}
 
 
@@ -197,43 +195,38 @@ def _embed(unit, action):
 
 
 def _registration(unit):
-    """(arch, device preprocess, cicc, host compile, split of the cicc) of the registration stub (registration_commands)."""
+    """(arch, device preprocess, cicc, host compile) of the registration stub (registration_commands)."""
     layout = unit.layout
     dpps = {a: unit.sub_command_of(stages.PREPROCESS, a) for a in layout.virtual_archs}
     ciccs = {a: unit.command_of(stages.CICC, {"virtual": a}) for a in layout.virtual_archs}
     arch, dpp, cicc, host_compile = registration_commands(layout, dpps, ciccs, unit.only(stages.HOST_COMPILE))
     cicc = unit.command(cicc)
     scripts_lib.set_value(cicc, "--orig_src_path_name", layout.src)
-    split = None
-    if arch == layout.registration_arch and cicc_split.PLANNER_SPLITS:
-        libdevice = dict(unit.exports).get("NVVMIR_LIBRARY_DIR", "") + "/libdevice.10.bc"
-        try:
-            split = cicc_split.split(cicc, cicc_split.version_of(dpp.argv), libdevice, _TMP + "/stub_arch.bc")
-        except cicc_split.Unsplit:
-            pass  # the whole cicc
-    return arch, dpp, cicc, host_compile, split
+    return arch, dpp, cicc, host_compile
+
+
+def without_split_compile(argv):
+    """A cicc command without nvcc's `-split-compile N` (stages.CICC.split_compile_below_arch says why)."""
+    out, skip = [], False
+    for a in argv:
+        if skip:
+            skip = False
+        elif a == "-split-compile":
+            skip = True
+        elif not a.startswith("-split-compile="):
+            out.append(a)
+    return out
 
 
 def _cicc(unit, action):
-    """cicc for one virtual arch; the registration arch's reads the stub's front end's output instead."""
+    """The whole cicc for one virtual arch, on its preprocessed source (the registration arch's too: cicc_split.py)."""
     layout = unit.layout
     arch = action["inst"]["virtual"]
     argv = unit.command(unit.command_of(stages.CICC, action["inst"]))
     scripts_lib.set_value(argv, "--orig_src_path_name", layout.src)
-    link, check = None, None
-    if arch == layout.registration_arch:
-        # Its input comes from CudaFrontend, which ran the front end (stages.REGISTRATION_ARCH).
-        _, _, stub_cicc, _, split = _registration(unit)
-        stub_input = layout.files[KEYS.registration_cicc_input]
-        if split:
-            if argv != stub_cicc:
-                scripts_lib.fail(layout.display_label, "the stub's front end was split from another cicc command than %s's" % arch)
-            argv, link, check = split[1], (stub_input, _TMP + "/stub_arch.bc"), layout.files[stage_graph.instance_key(KEYS.ptx, action["inst"])]
-        else:
-            link = (stub_input, _TMP + "/stub_arch.cpp1.ii")
-            preprocessed = unit.rename(unit.sub_command_of(stages.PREPROCESS, arch).outputs[0])
-            argv = _rename_args(argv, {preprocessed: link[1]})
-    return {layout.scripts[action["script"]]: cicc_script(layout, unit.exports, arch, argv, link, check)}
+    if not stages.splits_for_arch(stages.CICC, arch):
+        argv = without_split_compile(argv)
+    return {layout.scripts[action["script"]]: cicc_script(layout, unit.exports, arch, argv)}
 
 
 # The stages whose script is more than their step's command as it is.
@@ -247,9 +240,9 @@ PLANNER = {
 
 
 _PLAIN_VIRTUAL = re.compile(r"compute_([0-9]+)")
-# What CudaFrontend adds to nvcc's cicc command where it cannot be
-# split: run the front end (the stub, .cudafe1.c, .cudafe1.gpu, as the full
-# cicc writes them) and skip device code generation.
+# What CudaFrontend adds to nvcc's cicc command for the registration stub: run
+# the front end (the stub, .cudafe1.c, .cudafe1.gpu, as the full cicc writes
+# them) and skip device code generation.
 FRONT_END_ONLY = ["--Xlgenfe", "--device-syntax-only"]
 
 
@@ -304,57 +297,33 @@ def _retarget(command, old, new):
     return dataclasses.replace(command, argv=argv)
 
 
-def registration_stub_lines(layout, arch, preprocessed, cicc, split):
-    """Shell lines of the registration arch's cicc front end on its preprocessed source: the stub and that arch's cicc input.
+def registration_stub_lines(layout, arch, preprocessed, cicc):
+    """Shell lines of the registration arch's cicc front end on its preprocessed source: the stub.
 
     `cicc` is the registration arch's command, its files already named as the
     rules declared them; it reads `preprocessed` (its name in `cicc`), which
-    is CudaPreprocess's output for the arch. The stub goes to the declared
-    file the host compile includes; cicc's other front-end outputs to the
-    script's temporary directory (none of their names reaches the stub or the
-    IR). With `split` (cicc_split.split's two commands) the front end writes the
-    NVVM IR to the declared `registration_cicc_input`, which that arch's
-    CudaCicc compiles with libnvvm alone; without, the preprocessed source is
-    that file and the front end runs syntax-only (CudaCicc runs the whole cicc).
+    is CudaPreprocess's output for the arch. The front end runs alone
+    (FRONT_END_ONLY: no device code is generated); the stub goes to the
+    declared file the host compile includes, cicc's other front-end outputs to
+    the script's temporary directory. That arch's CudaCicc runs the whole cicc
+    on the same preprocessed source (cicc_split.py says why not libnvvm alone
+    on this front end's NVVM IR).
     """
     files = layout.files
-    stub_input = files[KEYS.registration_cicc_input]
     ii = files[stage_graph.instance_key(KEYS.cpp1, {"virtual": arch})]
     local = {
         preprocessed: ii,
         dryrun.value_after(cicc, "-o"): _TMP + "/stub.ptx",
         dryrun.value_after(cicc, "--stub_file_name"): files[KEYS.registration_stub],
     }
-    lines = ["# The registration stub, from %s's cicc front end." % arch]
-    if split:
-        front = _rename_args(split[0], local)
-        front[front.index(_TMP + "/stub_arch.bc")] = stub_input
-        lines.append(_line(front))
-        # cicc -lgenfe exits 0 after a compile error (it writes no IR): the IR's absence is the error.
-        lines.append(_wrote(stub_input))
-    else:
-        lines.append(_line(_rename_args(cicc, local) + FRONT_END_ONLY))
-        lines.append(_line(["cp", ii, stub_input]))
-    return lines
+    return ["# The registration stub, from %s's cicc front end." % arch, _line(_rename_args(cicc, local) + FRONT_END_ONLY)]
 
 
-def cicc_script(layout, exports, arch, argv, link=None, check=None):
-    """CudaCicc of one virtual arch: `argv` with cicc's other outputs in a temporary directory.
-
-    `link`: (the declared file, its name in the temporary directory) for the
-    registration arch's input from CudaFrontend (cicc chooses an input's kind
-    by its extension: .bc for the NVVM IR, .ii for preprocessed source).
-    `check`: the output that must exist afterwards (cicc -libnvvm, like
-    -lgenfe, may exit 0 without it after an error).
-    """
+def cicc_script(layout, exports, arch, argv):
+    """CudaCicc of one virtual arch: `argv` with cicc's other outputs in a temporary directory."""
     lines = scripts_lib.preamble(scripts_lib.stage_comment(layout.label, layout.src, stages.CICC.mnemonic, arch), exports)
     lines += scripts_lib.temp_dir_lines()
-    if link:
-        target = link[0] if os.path.isabs(link[0]) else "@PWD@/" + link[0]
-        lines.append(_line(["ln", "-s", target, link[1]]))
     lines.append(_line(argv))
-    if check:
-        lines.append(_wrote(check))
     return "\n".join(lines) + "\n"
 
 

@@ -53,6 +53,7 @@ def _stage(s):
         ("device", "True" if s.device else "False"),
         ("exec_group", _str(s.exec_group)),
         ("split_compile", _str(s.split_compile)),
+        ("split_compile_below_arch", _str(s.split_compile_below_arch)),
         ("progress", _str(s.progress)),
         ("hook", _str(s.hook)),
         ("script_name", _str(s.script_name)),

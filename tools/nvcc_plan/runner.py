@@ -331,7 +331,8 @@ def prepare(nvcc, nvcc_args, *, cwd, work_dir, module_id_label=None, pinned_arch
                 deps.append(producer[key])
         tasks[a["script"]] = Task(
             a["script"], a["stage"].mnemonic, stage_graph.instance_arch(a["inst"]), layout.scripts[a["script"]],
-            deps or ["plan"], a["stage"].weight, stage_cpus(a["stage"], threads, version, jobs),
+            deps or ["plan"], a["stage"].weight,
+            stage_cpus(a["stage"], threads, version, jobs, stage_graph.instance_arch(a["inst"])),
         )
     return tasks, layout
 
@@ -349,13 +350,13 @@ def split_compile_threads(nvcc_args):
     return threads
 
 
-def stage_cpus(stage, threads, version, jobs):
+def stage_cpus(stage, threads, version, jobs, arch=""):
     """How many of -j's CPUs one action of the stage takes: its tool's split threads where nvcc gives it them.
 
     The same rule as the rules' resource_set (cuda_rules/private/compile/split_compile.bzl): a
     stage whose record names the first CUDA version that splits its tool, with this toolkit.
     """
-    if threads == 1 or not stage.split_compile or version is None:
+    if threads == 1 or not stage.split_compile or version is None or not stages.splits_for_arch(stage, arch):
         return 1
     if tuple(map(int, version.split("."))) < tuple(map(int, stage.split_compile.split("."))):
         return 1

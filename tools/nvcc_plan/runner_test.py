@@ -80,6 +80,9 @@ class CheckArgsTest(unittest.TestCase):
             runner.split_compile_threads(["--split-compile=all"])
         # The same cases as the rules' (//tests/cuda_library:split_compile_rules_test, splits_stage).
         self.assertEqual(runner.stage_cpus(stages.CICC, 4, "12.4", 16), 4)
+        self.assertEqual(runner.stage_cpus(stages.CICC, 4, "13.0", 16, "compute_90"), 4)
+        self.assertEqual(runner.stage_cpus(stages.CICC, 4, "13.0", 16, "compute_100"), 1)
+        self.assertEqual(runner.stage_cpus(stages.PTXAS, 4, "13.0", 16, "sm_100"), 4)
         self.assertEqual(runner.stage_cpus(stages.PTXAS, 4, "12.4", 16), 1)
         self.assertEqual(runner.stage_cpus(stages.PTXAS, 0, "13.0", 16), 16)
         self.assertEqual(runner.stage_cpus(stages.PTXAS, 4, "13.5", 16), 4)
@@ -369,12 +372,13 @@ class RunnerTest(unittest.TestCase):
         # The graph: every stage, every dependency; no stage starts before what it reads is written.
         self.assertEqual(sorted(re.findall(r'^  "([^"]+)" \[label=', dot, re.M)), sorted(by_stage))
         edges = re.findall(r'^  "([^"]+)" -> "([^"]+)"', dot, re.M)
-        # plan -> preprocess; the preprocess -> the front ends and compute_80's cicc; compute_90's cicc
-        # (on the stub's front end), per real arch ptxas, host compile (the front ends: no device code),
-        # the object and its fatbinary (host compile, 2 cubins + the compute_90 PTX).
-        self.assertEqual(len(edges), 1 + 2 + 1 + 2 + 1 + 4)
+        # plan -> preprocess; the preprocess -> the front ends and both ciccs (compute_90's, the stub's
+        # arch, is whole too: cicc_split.py), per real arch ptxas, host compile (the front ends: no
+        # device code), the object and its fatbinary (host compile, 2 cubins + the compute_90 PTX).
+        self.assertEqual(len(edges), 1 + 3 + 2 + 1 + 4)
         self.assertIn(("preprocess", "cicc/compute_80"), edges)
-        self.assertIn(("frontend", "cicc/compute_90"), edges)
+        self.assertIn(("preprocess", "cicc/compute_90"), edges)
+        self.assertNotIn(("frontend", "cicc/compute_90"), edges)
         self.assertNotIn(("cicc/compute_90", "host_compile"), edges)
         self.assertIn(("frontend", "host_compile"), edges)
         self.assertNotIn(("embed_fatbin", "host_compile"), edges)
@@ -413,7 +417,7 @@ class RunnerTest(unittest.TestCase):
         self.assertLessEqual(float(a["end_s"]), float(b["start_s"]))  # never two at once
 
     def test_a_split_compile_equals_nvcc_with_it(self):
-        # The registration arch's cicc is the whole cicc, with nvcc's -split-compile 2 (cicc_split.PLANNER_SPLITS).
+        # The registration arch's cicc is the whole cicc, with nvcc's -split-compile 2 (cicc_split.py).
         _, _, d = self._against_nvcc_keep("axpy-kernel.cu", fatbin_bytes_equal=False, extra=["--split-compile=2"])
         with open(os.path.join(d, "keep", "plan", "cicc.compute_90.sh")) as f:
             self.assertIn(" -split-compile 2 ", f.read())

@@ -142,6 +142,13 @@ class Stage:
     # threads ("" = none does): its action then runs that many threads, and says so
     # to Bazel (resource_set) and to the runner's -j.
     split_compile: str = ""
+    # Split compilation only for archs below this number ("" = every arch): from
+    # compute_100 on (their cicc runs the newer NVVM, nvvm-latest), CUDA 13.0's
+    # cicc -split-compile N writes one of two PTX files from one input, run to run
+    # (measured 2026-11-29: ext_lambda.cu at sm_100 and sm_120, N = 0, 2, 4: 2 of
+    # 6 and 3 of 6 runs differ; sm_90: 6 of 6 equal; ptxas's: equal). A staged
+    # build must be reproducible, so those archs' cicc runs without it.
+    split_compile_below_arch: str = ""
 
     @property
     def name(self):
@@ -208,17 +215,13 @@ FRONTEND = Stage(
         # The registration stub the host compile includes, from one fixed arch's
         # cicc front end (the host code #includes it by name).
         Output("registration_stub", "host/{stem}.cudafe1.stub.c"),
-        # The registration arch's CudaCicc input: that front end's NVVM IR (that
-        # CudaCicc runs cicc's back end alone), or, where nvcc's cicc command
-        # cannot be split (cicc_split.py), the arch's preprocessed source.
-        Output("registration_cicc_input", "host/{stem}.stub_arch_cicc_input"),
     ),
     reads=(("cpp4", SAME), ("cpp1", OF_REGISTRATION_ARCH), ("module_id", SAME)),
     toolkit=("cudafe", "cicc_files"),
     progress="Splitting host code of %{label} (cudafe++, cicc front end): %{output}",
     doc="the host side of a source, both front ends at once: cudafe++ (the host code with device code replaced by "
     "launch stubs) and the registration stub it includes, from one fixed arch's cicc front end on that arch's "
-    "preprocessed source (its NVVM IR that arch's CudaCicc compiles on), so the host compile waits for no "
+    "preprocessed source (the front end alone), so the host compile waits for no "
     "optimizing cicc and its key holds no arch",
     step=STEP_CUDAFE,
     # The module id is CudaPlan's file; the host code #includes the registration stub by name.
@@ -231,15 +234,16 @@ CICC = Stage(
     outputs=(
         Output("ptx", "{virtual}/{stem}.ptx", lto_pattern="{virtual}/{stem}.ltoir", named_by="-o"),
     ),
-    # The registration arch's from CudaFrontend, which ran its front end.
-    reads=(("cpp1", NOT_REGISTRATION_ARCH), ("registration_cicc_input", REGISTRATION_ARCH), ("module_id", SAME)),
+    # The registration arch's too: its front end runs again here (cicc_split.py says why).
+    reads=(("cpp1", SAME), ("module_id", SAME)),
     toolkit=("cicc_files",),
     device=True,
     exec_group="cicc",
     progress="Compiling device code for {arch} (cicc): %{output}",
-    doc="device code to PTX (or NVVM IR for an LTO arch); for the registration stub's arch, cicc's back end alone on the stub's front end's NVVM IR",
+    doc="device code to PTX (or NVVM IR for an LTO arch)",
     step=STEP_CICC,
     split_compile="12.4",
+    split_compile_below_arch="100",
     # The front end's other outputs: read by nothing (the host compile's stub
     # is CudaFrontend's). The stub #includes the fatbinary's C form by name.
     names=(
@@ -525,6 +529,14 @@ for _stage in COMPILE_STAGES + CLANG_STAGES + LINK_STAGES:
     for _o in (o for o in _stage.outputs if not (o.scope and _stage.scope == SOURCE)):
         for _p in filter(None, (_o.pattern, _o.lto_pattern)):
             _OUTPUT_RES.setdefault(_stage.mnemonic, []).append(_pattern_regex(_p))
+
+
+def splits_for_arch(stage, arch):
+    """Whether the stage's tool gets split compilation for `arch` (e.g. "compute_100"), by its split_compile_below_arch."""
+    if not stage.split_compile_below_arch:
+        return True
+    number = re.search(r"[0-9]+", arch or "")
+    return number is None or int(number.group(0)) < int(stage.split_compile_below_arch)
 
 
 def arch_of_output(mnemonic, path):

@@ -65,11 +65,11 @@ class StageGraphTest(unittest.TestCase):
         # The host compile includes cudafe++'s output and the registration stub (cicc's front end
         # alone, in the same action), and no device code: it waits for no cicc of an arch.
         self.assertEqual(deps["host_compile"], ["frontend"])
-        # The registration arch's cicc runs on the stub's front end's output.
-        self.assertEqual(deps["cicc/compute_90"], ["frontend"])
+        # The registration arch's cicc is whole, on its own preprocessed source (cicc_split.py).
+        self.assertEqual(deps["cicc/compute_90"], ["preprocess"])
         reads = _reads(_graph())
         self.assertEqual(reads["frontend"], ["cpp4", "cpp1/compute_90", "module_id"])
-        self.assertEqual(reads["cicc/compute_90"], ["registration_cicc_input", "module_id"])
+        self.assertEqual(reads["cicc/compute_90"], ["cpp1/compute_90", "module_id"])
         self.assertEqual(reads["cicc/compute_80"], ["cpp1/compute_80", "module_id"])
         actions = {a["script"]: a for a in _graph()["actions"]}
         self.assertEqual(actions["preprocess"]["outputs"], ["cpp4", "cpp1/compute_80", "cpp1/compute_90"])
@@ -168,7 +168,7 @@ class StageGraphTest(unittest.TestCase):
 
     def test_keys(self):
         self.assertEqual(KEYS.obj, "obj")
-        self.assertEqual(KEYS.registration_cicc_input, "registration_cicc_input")
+        self.assertEqual(KEYS.registration_stub, "registration_stub")
         with self.assertRaises(AttributeError):
             KEYS.no_such_output  # noqa: B018
 

@@ -57,7 +57,7 @@ def run_stage(actions, unit, action):
     if extra.tool:
         args.add(extra.tool.executable)
     exec_group = stage.exec_group or None
-    split = splits_stage(stage, unit.split_compile, unit.cuda.version)
+    split = splits_stage(stage, unit.split_compile, unit.cuda.version, instance_arch(inst))
     actions.run(
         tools = [extra.tool] if extra.tool else [],
         executable = "/bin/sh",

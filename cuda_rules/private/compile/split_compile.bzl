@@ -95,15 +95,32 @@ def _version(version):
     major, _, minor = version.partition(".")
     return (int(major), int(minor or "0"))
 
-def splits_stage(stage, threads, version):
+def _arch_number(arch):
+    digits = ""
+    for c in arch.elems():
+        if c.isdigit():
+            digits += c
+        elif digits:
+            break
+    return int(digits) if digits else None
+
+def splits_stage(stage, threads, version, arch = ""):
     """Whether the stage's tool runs `threads` threads with this toolkit (nvcc gives it --split-compile).
 
     Args:
       stage: a stage record (stages.bzl).
       threads: the unit's setting (1: off).
       version: the toolkit's version, e.g. "13.0".
+      arch: the action's arch (e.g. "compute_100"): none at or above the stage's
+        split_compile_below_arch splits (stages.py says why).
+
+    Returns:
+      True when the action runs `threads` threads.
     """
-    return threads != 1 and stage.split_compile != "" and _version(version) >= _version(stage.split_compile)
+    if threads == 1 or stage.split_compile == "" or _version(version) < _version(stage.split_compile):
+        return False
+    number = _arch_number(arch)
+    return stage.split_compile_below_arch == "" or number == None or number < int(stage.split_compile_below_arch)
 
 # Bazel wants a resource_set callback to be a top-level function: one per
 # count. A count between two of them declares the next larger one.

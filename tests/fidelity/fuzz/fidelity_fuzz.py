@@ -49,6 +49,7 @@ from absl import flags
 from tests.fidelity import nvcc_compare
 from tests.fidelity.fuzz import fuzz_cases
 from tools.fatbin import fatbin_lib
+from tools.nvcc_plan import compile_scripts
 from tools.nvcc_plan import dryrun
 from tools.nvcc_plan import runner
 from tools.nvcc_plan import stages
@@ -172,14 +173,22 @@ _NVCC = []
 
 
 def compare_outputs(case, d, nvcc, ref_args, tmp):
-    """The differences between the staged outputs in d/keep and nvcc's in d/ref ([] when none)."""
+    """How the staged outputs in d/keep differ from nvcc's in d/ref: ([difference, ...], files compared, notes).
+
+    Modulo the module id: where both ids have one length, the staged files
+    spell nvcc's id; where they do not (with -rdc=true nvcc appends its process
+    id to some ids), nvcc's own cicc commands are rerun with the staged id
+    (and its ptxas commands on their PTX), and the host object, which holds
+    the id in its symbols, is not compared.
+    """
     keep, ref = os.path.join(d, "keep"), os.path.join(d, "ref")
     _NVCC[:] = [nvcc]
     stem = case.stem
     ours_id = _read(os.path.join(keep, stem + ".module_id")).decode().strip()
     theirs_id = _read(glob.glob(os.path.join(ref, "*.module_id"))[0]).decode().strip()
-    if len(ours_id) != len(theirs_id):
-        return ["module ids differ in length: ours %r, nvcc's %r" % (ours_id, theirs_id)]
+    swappable = len(ours_id) == len(theirs_id)
+    notes = [] if swappable else ["nvcc's module id %s has another length than %s: nvcc's commands rerun with it; "
+                                  "host object not compared" % (theirs_id, ours_id)]
     with open(os.path.join(keep, "plan", "layout.json")) as f:
         files = json.load(f)["files"]
     plan = dryrun.plan_from_text(dryrun.run_dryrun(nvcc, ref_args, cwd=d))
@@ -188,33 +197,52 @@ def compare_outputs(case, d, nvcc, ref_args, tmp):
         nvcc_compare.has_line_info(p.argv) for p in plan.by_step(stages.STEP_PTXAS))
     lto_ir = any(v.endswith(".ltoir") for v in files.values())
     ptxas_bin = os.path.join(os.path.dirname(nvcc), "ptxas")
+    rerun_ptx = {}  # virtual arch -> nvcc's cicc rerun with the staged id (unswappable ids)
     for cicc in plan.by_step(stages.STEP_CICC):
         key = stages.KEYS.ptx + "/" + cicc.arch
-        ours = nvcc_compare.swap(_read(os.path.join(d, files[key])), ours_id, theirs_id)
-        theirs = _read(os.path.join(d, dryrun.value_after(cicc.argv, "-o")))
-        ours = nvcc_compare.decode_b8(ours, theirs_id, ours_id)
-        theirs = nvcc_compare.decode_b8(theirs, theirs_id, ours_id)
+        ours = _read(os.path.join(d, files[key]))
         compared += 1
-        if ours != theirs and files[key].endswith(".ltoir"):
-            # LTO IR is an opaque container: the module id cannot be swapped in it. nvcc's own cicc
-            # command, given the staged module id, must write the staged LTO IR byte for byte.
-            theirs = ours = _read(os.path.join(d, files[key]))
-            rerun = _cicc_with_module_id(cicc.argv, d, ours_id, tmp)
-            if rerun != ours:
-                theirs = rerun
+        unsplit = "-split-compile" in cicc.argv and not stages.splits_for_arch(stages.CICC, cicc.arch)
+        same_modulo_swap = False
+        if swappable and not files[key].endswith(".ltoir") and not unsplit:
+            same_modulo_swap = nvcc_compare.decode_b8(nvcc_compare.swap(ours, ours_id, theirs_id), theirs_id, ours_id) == \
+                nvcc_compare.decode_b8(_read(os.path.join(d, dryrun.value_after(cicc.argv, "-o"))), theirs_id, ours_id)
+        if same_modulo_swap:
+            theirs = ours
+        else:
+            # LTO IR is an opaque container (the id cannot be swapped in it), ids of two lengths cannot
+            # be swapped at all, and with -G nvvm-latest's (compute_100 on) debug sections hold data
+            # derived from the id: nvcc's own cicc command, given the staged module id, must write the
+            # staged file byte for byte. So must its command without -split-compile for an arch whose
+            # split compilation is not reproducible (stages.CICC.split_compile_below_arch: the staged cicc
+            # runs without it).
+            argv = compile_scripts.without_split_compile(cicc.argv) if unsplit else cicc.argv
+            theirs = _cicc_with_module_id(argv, d, ours_id, tmp)
+            path = os.path.join(tempfile.mkdtemp(prefix="rerun.", dir=tmp), "rerun.ptx")
+            with open(path, "wb") as f:
+                f.write(theirs)
+            rerun_ptx[cicc.arch] = path
         if ours != theirs:
             diffs.append("%s %s differs at byte %d" % ("ltoir" if files[key].endswith(".ltoir") else "ptx", cicc.arch,
                                                         nvcc_compare.first_difference(ours, theirs)))
     for ptxas in plan.by_step(stages.STEP_PTXAS):
         key = "%s/%s/%s" % (stages.KEYS.cubin, ptxas.virtual_arch, ptxas.arch)
-        ours = nvcc_compare.swap(_read(os.path.join(d, files[key])), ours_id, theirs_id)
-        theirs = _read(os.path.join(d, ptxas.outputs[0]))
+        ours = _read(os.path.join(d, files[key]))
         compared += 1
-        if ours != theirs and nvcc_compare.has_line_info(ptxas.argv):
-            ptx = [a for a in ptxas.argv if a.endswith(".ptx")][-1]
-            theirs = nvcc_compare.ptxas_without_sources(
-                ptxas_bin, ptxas.argv, os.path.join(d, ptx),
-                os.path.relpath(files[stages.KEYS.ptx + "/" + ptxas.virtual_arch], d), os.path.relpath(files[key], d), tmp)
+        names = (os.path.relpath(files[stages.KEYS.ptx + "/" + ptxas.virtual_arch], d), os.path.relpath(files[key], d))
+        if swappable and ptxas.virtual_arch not in rerun_ptx:
+            theirs = _read(os.path.join(d, ptxas.outputs[0]))
+            if nvcc_compare.swap(ours, ours_id, theirs_id) == theirs:
+                ours = theirs
+            elif nvcc_compare.has_line_info(ptxas.argv):
+                # With line info ptxas records the sources' mtimes, and with -G -rdc it names a
+                # section from a hash of the PTX text (which holds the module id): nvcc's ptxas
+                # command on the staged PTX (equal to nvcc's modulo the id, compared above), where
+                # no source exists, must write the staged cubin.
+                theirs = nvcc_compare.ptxas_without_sources(
+                    ptxas_bin, ptxas.argv, os.path.join(d, files[stages.KEYS.ptx + "/" + ptxas.virtual_arch]), *names, tmp=tmp)
+        else:  # nvcc's ptxas command on the PTX of nvcc's rerun cicc command
+            theirs = nvcc_compare.ptxas_without_sources(ptxas_bin, ptxas.argv, rerun_ptx[ptxas.virtual_arch], *names, tmp=tmp)
         if ours != theirs:
             diffs.append("cubin %s/%s differs at byte %d" % (ptxas.virtual_arch, ptxas.arch,
                                                              nvcc_compare.first_difference(ours, theirs)))
@@ -227,20 +255,22 @@ def compare_outputs(case, d, nvcc, ref_args, tmp):
     fatbinary = plan.by_step(stages.STEP_FATBINARY)
     if len(ref_fatbin) == 1 and len(fatbinary) == 1:
         compared += 1
-        staged_cmd, nvcc_cmd = _fatbinary_check(d, keep, fatbinary[0].argv, ours_id, theirs_id)
+        spelled = (ours_id, theirs_id) if swappable else (ours_id, ours_id)
+        staged_cmd, nvcc_cmd = _fatbinary_check(d, keep, fatbinary[0].argv, *spelled)
         if staged_cmd != nvcc_cmd:
             diffs.append("fatbinary: the staged command and nvcc's write different fatbinaries from the same images")
-        elif not line_info and not lto_ir and staged_cmd != _read(ref_fatbin[0]):
+        elif swappable and not line_info and not lto_ir and not rerun_ptx and staged_cmd != _read(ref_fatbin[0]):
             # (with line info nvcc's cubins hold the sources' mtimes and fatbinary records its images' file
             # names; LTO IR holds the module id unswappably)
             diffs.append("fatbinary: nvcc's own differs from its command's output on the staged images")
     else:
         diffs.append("nvcc kept %d fatbinaries, ran %d fatbinary commands" % (len(ref_fatbin), len(fatbinary)))
-    host_input = os.path.basename(plan.by_step(stages.STEP_HOST_CC)[0].inputs[0])
-    compared += 1
-    diffs += ["object: " + x for x in nvcc_compare.object_differences(
-        ours_obj, ref_obj, ours_id.encode(), theirs_id.encode(), {stem + ".cudafe1.cpp": host_input})]
-    return diffs, compared
+    if swappable:
+        host_input = os.path.basename(plan.by_step(stages.STEP_HOST_CC)[0].inputs[0])
+        compared += 1
+        diffs += ["object: " + x for x in nvcc_compare.object_differences(
+            ours_obj, ref_obj, ours_id.encode(), theirs_id.encode(), {stem + ".cudafe1.cpp": host_input})]
+    return diffs, compared, notes
 
 
 def run_case(case, nvcc, ccbin, work_dir, keep_all=False, link_dir=None):
@@ -259,7 +289,7 @@ def run_case(case, nvcc, ccbin, work_dir, keep_all=False, link_dir=None):
                         runner.RunOptions(nvcc=nvcc, cwd=d, keep_dir="keep", jobs=1, stdout=out, stderr=err))
     except Exception as e:  # pylint: disable=broad-except
         rc, err = -1, io.StringIO("runner raised %r" % e)
-    details, compared = [], 0
+    details, compared, notes = [], 0, []
     if nvcc_proc.returncode != 0:
         missing = [l for l in _error_lines(nvcc_proc.stderr) if l not in err.getvalue()]
         if rc == 0:
@@ -276,22 +306,35 @@ def run_case(case, nvcc, ccbin, work_dir, keep_all=False, link_dir=None):
         details = [l for l in err.getvalue().splitlines() if l.strip()][-4:]
     else:
         try:
-            details, compared = compare_outputs(case, d, nvcc, ref_args, d)
+            details, compared, notes = compare_outputs(case, d, nvcc, ref_args, d)
         except Exception as e:  # pylint: disable=broad-except
             details = ["comparison raised %r at %s" % (e, traceback.extract_tb(e.__traceback__)[-1][:3])]
         outcome = DIFFERENT if details else SAME
-        if outcome == SAME and link_dir and case.source == "generated":
+        if outcome == SAME and link_dir and case.source == "generated" and _runs_on(
+                os.path.join(d, case.stem + ".o"), LINK_ARCH):
             _link_pair(case, d, nvcc, ccbin, link_dir)
     result = {
         "index": case.index, "seed": case.seed, "toolkit": case.version, "source": case.source,
         "features": list(case.features), "args": case.nvcc_args(), "option_names": list(case.option_names),
         "arch_form": case.arch_form, "rdc": case.rdc, "outcome": outcome, "details": details,
-        "compared_files": compared, "seconds": round(time.time() - started, 2), "dir": d,
+        "compared_files": compared, "notes": notes, "seconds": round(time.time() - started, 2), "dir": d,
     }
     if outcome in (SAME, BOTH_FAILED) and not keep_all:
         shutil.rmtree(d, ignore_errors=True)
         result["dir"] = None
     return result
+
+
+# The GPU the linked checksum programs run on (an H100/H200: sm_90).
+LINK_ARCH = 90
+
+
+def _runs_on(obj, arch):
+    """Whether the object holds code a GPU of `arch` runs: its cubin, or PTX or LTO IR of an arch not above it."""
+    for image in fatbin_lib.read_images(_read(obj)):
+        if (image.kind == "elf" and image.arch == arch) or (image.kind != "elf" and image.arch <= arch):
+            return True
+    return False
 
 
 def _link_pair(case, d, nvcc, ccbin, link_dir):
@@ -301,7 +344,7 @@ def _link_pair(case, d, nvcc, ccbin, link_dir):
         f.write(fuzz_cases.CHECKSUM_MAIN)
     link = ["-ccbin", ccbin] + case.archs + (["-rdc=true"] if case.rdc else []) + (["-dlto"] if case.lto else [])
     if case.lto:  # the device link compiles the LTO IR for a real arch
-        link = ["-ccbin", ccbin, "-rdc=true", "-dlto", "-arch=sm_90"]
+        link = ["-ccbin", ccbin, "-rdc=true", "-dlto", "-arch=sm_%d" % LINK_ARCH]
     for side, obj in (("nvcc", "ref/%s.o" % case.stem), ("staged", case.stem + ".o")):
         out = os.path.join(link_dir, "case%d.%s" % (case.index, side))
         proc = subprocess.run([nvcc] + link + [obj, main, "-o", out], cwd=d, capture_output=True, text=True)
@@ -415,6 +458,7 @@ def summarize(results, wall):
         "features": dict(collections.Counter(f for r in results for f in r["features"])),
         "arch_forms": dict(collections.Counter(r["arch_form"] for r in results)),
         "rdc": sum(1 for r in results if r["rdc"]),
+        "rerun_module_id": sum(1 for r in results if r.get("notes")),
         "failing": [r["index"] for r in results if r["outcome"] not in (SAME, BOTH_FAILED)],
     }
 
