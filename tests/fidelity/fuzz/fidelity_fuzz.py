@@ -75,11 +75,6 @@ SAME, BOTH_FAILED, DIFFERENT, STAGED_FAILED, STAGED_PASSED = (
     "same", "both failed", "DIFFERENT", "STAGED FAILED (nvcc passed)", "STAGED PASSED (nvcc failed)")
 
 
-def _read(path):
-    with open(path, "rb") as f:
-        return f.read()
-
-
 def _repo_root_of(path):
     return os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(path))))
 
@@ -125,7 +120,7 @@ def _run_fatbinary(words, d, scratch, name, images):
     proc = subprocess.run(cmd, cwd=d, capture_output=True, text=True)
     if proc.returncode != 0:
         raise AssertionError("fatbinary failed: %s\n%s" % (" ".join(cmd), proc.stderr))
-    return _read(out)
+    return nvcc_compare.read(out)
 
 
 def _fatbinary_check(d, keep, fatbinary_argv, ours_id, theirs_id):
@@ -145,7 +140,7 @@ def _fatbinary_check(d, keep, fatbinary_argv, ours_id, theirs_id):
         if m:
             copy = os.path.join(scratch, "%d.%s" % (len(images), os.path.basename(m.group(3))))
             with open(copy, "wb") as f:
-                f.write(nvcc_compare.swap(_read(os.path.join(d, m.group(3))), ours_id, theirs_id))
+                f.write(nvcc_compare.swap(nvcc_compare.read(os.path.join(d, m.group(3))), ours_id, theirs_id))
             images[m.group(2)] = copy
     return _run_fatbinary(words, d, scratch, "staged", images), _run_fatbinary(fatbinary_argv, d, scratch, "nvcc", images)
 
@@ -166,7 +161,7 @@ def _cicc_with_module_id(argv, d, module_id, tmp):
     proc = subprocess.run(cmd, cwd=d, env=env, capture_output=True, text=True)
     if proc.returncode != 0:
         raise AssertionError("nvcc's cicc command failed: %s\n%s" % (" ".join(cmd), proc.stderr))
-    return _read(os.path.join(scratch, "out"))
+    return nvcc_compare.read(os.path.join(scratch, "out"))
 
 
 _NVCC = []
@@ -184,8 +179,8 @@ def compare_outputs(case, d, nvcc, ref_args, tmp):
     keep, ref = os.path.join(d, "keep"), os.path.join(d, "ref")
     _NVCC[:] = [nvcc]
     stem = case.stem
-    ours_id = _read(os.path.join(keep, stem + ".module_id")).decode().strip()
-    theirs_id = _read(glob.glob(os.path.join(ref, "*.module_id"))[0]).decode().strip()
+    ours_id = nvcc_compare.read(os.path.join(keep, stem + ".module_id")).decode().strip()
+    theirs_id = nvcc_compare.read(glob.glob(os.path.join(ref, "*.module_id"))[0]).decode().strip()
     swappable = len(ours_id) == len(theirs_id)
     notes = [] if swappable else ["nvcc's module id %s has another length than %s: nvcc's commands rerun with it; "
                                   "host object not compared" % (theirs_id, ours_id)]
@@ -200,13 +195,13 @@ def compare_outputs(case, d, nvcc, ref_args, tmp):
     rerun_ptx = {}  # virtual arch -> nvcc's cicc rerun with the staged id (unswappable ids)
     for cicc in plan.by_step(stages.STEP_CICC):
         key = stages.KEYS.ptx + "/" + cicc.arch
-        ours = _read(os.path.join(d, files[key]))
+        ours = nvcc_compare.read(os.path.join(d, files[key]))
         compared += 1
         unsplit = "-split-compile" in cicc.argv and not stages.splits_for_arch(stages.CICC, cicc.arch)
         same_modulo_swap = False
         if swappable and not files[key].endswith(".ltoir") and not unsplit:
             same_modulo_swap = nvcc_compare.decode_b8(nvcc_compare.swap(ours, ours_id, theirs_id), theirs_id, ours_id) == \
-                nvcc_compare.decode_b8(_read(os.path.join(d, dryrun.value_after(cicc.argv, "-o"))), theirs_id, ours_id)
+                nvcc_compare.decode_b8(nvcc_compare.read(os.path.join(d, dryrun.value_after(cicc.argv, "-o"))), theirs_id, ours_id)
         if same_modulo_swap:
             theirs = ours
         else:
@@ -227,11 +222,11 @@ def compare_outputs(case, d, nvcc, ref_args, tmp):
                                                         nvcc_compare.first_difference(ours, theirs)))
     for ptxas in plan.by_step(stages.STEP_PTXAS):
         key = "%s/%s/%s" % (stages.KEYS.cubin, ptxas.virtual_arch, ptxas.arch)
-        ours = _read(os.path.join(d, files[key]))
+        ours = nvcc_compare.read(os.path.join(d, files[key]))
         compared += 1
         names = (os.path.relpath(files[stages.KEYS.ptx + "/" + ptxas.virtual_arch], d), os.path.relpath(files[key], d))
         if swappable and ptxas.virtual_arch not in rerun_ptx:
-            theirs = _read(os.path.join(d, ptxas.outputs[0]))
+            theirs = nvcc_compare.read(os.path.join(d, ptxas.outputs[0]))
             if nvcc_compare.swap(ours, ours_id, theirs_id) == theirs:
                 ours = theirs
             elif nvcc_compare.has_line_info(ptxas.argv):
@@ -247,8 +242,8 @@ def compare_outputs(case, d, nvcc, ref_args, tmp):
             diffs.append("cubin %s/%s differs at byte %d" % (ptxas.virtual_arch, ptxas.arch,
                                                              nvcc_compare.first_difference(ours, theirs)))
     ours_obj, ref_obj = os.path.join(d, stem + ".o"), os.path.join(ref, stem + ".o")
-    images = sorted(i.name + ":" + i.kind for i in fatbin_lib.read_images(_read(ours_obj)))
-    ref_images = sorted(i.name + ":" + i.kind for i in fatbin_lib.read_images(_read(ref_obj)))
+    images = sorted(i.name + ":" + i.kind for i in fatbin_lib.read_images(nvcc_compare.read(ours_obj)))
+    ref_images = sorted(i.name + ":" + i.kind for i in fatbin_lib.read_images(nvcc_compare.read(ref_obj)))
     if images != ref_images:
         diffs.append("fatbinary images %s, nvcc's %s" % (images, ref_images))
     ref_fatbin = glob.glob(os.path.join(ref, "*.fatbin"))
@@ -259,7 +254,7 @@ def compare_outputs(case, d, nvcc, ref_args, tmp):
         staged_cmd, nvcc_cmd = _fatbinary_check(d, keep, fatbinary[0].argv, *spelled)
         if staged_cmd != nvcc_cmd:
             diffs.append("fatbinary: the staged command and nvcc's write different fatbinaries from the same images")
-        elif swappable and not line_info and not lto_ir and not rerun_ptx and staged_cmd != _read(ref_fatbin[0]):
+        elif swappable and not line_info and not lto_ir and not rerun_ptx and staged_cmd != nvcc_compare.read(ref_fatbin[0]):
             # (with line info nvcc's cubins hold the sources' mtimes and fatbinary records its images' file
             # names; LTO IR holds the module id unswappably)
             diffs.append("fatbinary: nvcc's own differs from its command's output on the staged images")
@@ -331,7 +326,7 @@ LINK_ARCH = 90
 
 def _runs_on(obj, arch):
     """Whether the object holds code a GPU of `arch` runs: its cubin, or PTX or LTO IR of an arch not above it."""
-    for image in fatbin_lib.read_images(_read(obj)):
+    for image in fatbin_lib.read_images(nvcc_compare.read(obj)):
         if (image.kind == "elf" and image.arch == arch) or (image.kind != "elf" and image.arch <= arch):
             return True
     return False

@@ -67,7 +67,7 @@ OPTION_DRAWS = (
     (1, "-Xcicc", None, lambda r: _choice(r, [["-Xcicc", "-O1"], ["-Xcicc=-O3"]])),
     (4, "--extended-lambda", None, lambda r: [_choice(r, ["--extended-lambda", "--expt-extended-lambda"])]),
     (4, "--expt-relaxed-constexpr", None, lambda r: ["--expt-relaxed-constexpr"]),
-    (3, "-maxrregcount", None, lambda r: _maxrregcount(r)),
+    (3, "-maxrregcount", None, _maxrregcount),
     (3, "--default-stream", None, lambda r: ["--default-stream", _choice(r, ["per-thread", "legacy"])]),
     (4, "-D", None, lambda r: _choice(r, [["-DNDEBUG"], ["-DFUZZ_SCALE=%d" % r.randrange(1, 9)], ["-D", "FUZZ_FLAG"],
                                           ["--define-macro=FUZZ_SCALE=3"], ["-UNDEBUG"]])),
