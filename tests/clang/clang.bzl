@@ -89,7 +89,7 @@ def clang_fidelity_test(name, srcs, reference_extra = [], expect = "equal", **kw
         ] + (["--reference_extra=" + ",".join(reference_extra)] if reference_extra else []),
         data = srcs + [":" + name + "_inputs"],
         deps = [
-            "//tools/nvcc_plan:elf_splice",
+            "//tests/fidelity:nvcc_compare",
             "//tools/nvcc_plan:layout",
             "//tools/nvcc_plan:stages",
             "@rules_cuda_stages_pypi//absl_py",

@@ -38,7 +38,7 @@ from absl import app
 from absl import flags
 from runfiles import runfiles
 
-from tools.nvcc_plan import elf_splice
+from tests.fidelity import nvcc_compare
 from tools.nvcc_plan import layout as layout_lib
 from tools.nvcc_plan import stages
 
@@ -94,28 +94,12 @@ def _run(clang, args, cwd):
         raise AssertionError("reference `%s %s` failed:\n%s" % (clang, " ".join(args), proc.stderr))
 
 
-# Section types whose bytes are the object's contents: PROGBITS, INIT_ARRAY, FINI_ARRAY, NOTE.
-_CONTENT_TYPES = (1, 14, 15, 7)
-
-
-def elf_sections(data):
-    """{name: bytes} of a little-endian ELF64 object's sections that hold contents (_CONTENT_TYPES)."""
-    _, headers, names = elf_splice.read_sections(data)
-    out = {}
-    for name, h in zip(names, headers):
-        if h[1] in _CONTENT_TYPES and h[5]:
-            if name in out:
-                raise AssertionError("two sections named %s" % name)
-            out[name] = data[h[4] : h[4] + h[5]]
-    return out
-
-
 def compare_relocatable(root, layout, staged_path, reference_path):
     """[(what, same, staged size, reference size)] of an rdc object's sections, and of its module id."""
     with open(staged_path, "rb") as f:
-        ours = elf_sections(f.read())
+        ours = nvcc_compare.content_sections(f.read())
     with open(reference_path, "rb") as f:
-        theirs = elf_sections(f.read())
+        theirs = nvcc_compare.content_sections(f.read())
     if "__nv_relfatbin" not in theirs or "__nv_module_id" not in theirs:
         raise AssertionError("clang's object has no relocatable fatbinary or module id: sections %s" % sorted(theirs))
     results = []

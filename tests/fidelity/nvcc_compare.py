@@ -16,6 +16,9 @@ is spelled as nvcc's (both ids have the same length).
 The embedded fatbinary (.nv_fatbin) is not compared here: fatbinary
 compresses the PTX it embeds, so the module id cannot be swapped inside it.
 Its callers compare the fatbinary's inputs and command instead.
+
+content_sections: the sections of an object that hold bytes (clang's objects,
+compared section by section where the staged one is joined with more).
 """
 
 import os
@@ -23,6 +26,8 @@ import re
 import struct
 import subprocess
 import tempfile
+
+from tools.nvcc_plan import elf_splice
 
 
 def read(path):
@@ -87,6 +92,22 @@ def ptxas_without_sources(ptxas, argv, ptx_path, ptx_name, out_name, tmp=None):
     cmd[cmd.index("-o") + 1] = out_name
     subprocess.run(cmd, cwd=empty, check=True, capture_output=True)
     return read(out)
+
+
+# Section types whose bytes are an object's contents: PROGBITS, INIT_ARRAY, FINI_ARRAY, NOTE.
+_CONTENT_TYPES = (1, 14, 15, 7)
+
+
+def content_sections(data):
+    """{name: bytes} of a little-endian ELF64 object's sections that hold contents (_CONTENT_TYPES)."""
+    _, headers, names = elf_splice.read_sections(data)
+    out = {}
+    for name, h in zip(names, headers):
+        if h[1] in _CONTENT_TYPES and h[5]:
+            if name in out:
+                raise AssertionError("two sections named %s" % name)
+            out[name] = data[h[4] : h[4] + h[5]]
+    return out
 
 
 def elf_full(path):

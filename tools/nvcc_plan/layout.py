@@ -239,7 +239,7 @@ def compile_layout_from_json(obj, where="layout"):
     return _from_json(CompileLayout, obj, where).validate(where)
 
 
-def compile_layout_for(source, *, directory, toolkit_root, archs, rdc, pinned_arch_list="", user_options=()):
+def compile_layout_for(source, *, directory, toolkit_root, archs, rdc, pinned_arch_list="", user_options=(), table="compile"):
     """The layout the rules would write for this source (the runner's: it lays its files out the same way).
 
     `source`: a SourceNames (what the module id and the messages name it by).
@@ -260,6 +260,7 @@ def compile_layout_for(source, *, directory, toolkit_root, archs, rdc, pinned_ar
         files={},
         scripts={},
         module_id_label=source.module_id_label,
+        table=table,
     )
     graph = layout.graph()
     layout.files = {k: os.path.join(directory, v) for k, v in graph["files"].items()}

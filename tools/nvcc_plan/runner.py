@@ -25,6 +25,7 @@ import tempfile
 import time
 
 from tools.nvcc_plan import cicc_split
+from tools.nvcc_plan import clang_scripts
 from tools.nvcc_plan import compile_scripts
 from tools.nvcc_plan import dryrun
 from tools.nvcc_plan import layout as layout_lib
@@ -140,6 +141,7 @@ class Task:
     weight: float  # typical seconds (the stage record's), for the scheduling order
     # CPUs it takes of -j: its tool's split compilation threads (0: all of -j), else 1.
     cpus: int = 1
+    args: tuple = ()  # the script's arguments (CudaClangEmbed's: the splice tool)
     # Filled in by the run (seconds since the runner started; CPU: user + sys of the stage's processes).
     start: float = None
     end: float = None
@@ -298,6 +300,16 @@ def prepare(nvcc, nvcc_args, *, cwd, work_dir, module_id_label=None, pinned_arch
     except scripts_lib.PlanMismatch as e:
         raise RunError("nvcc_plan --run: %s; %s" % (e, _PLAIN))
 
+    _write_plan(layout, scripts, nvcc_args, cwd)
+    threads = split_compile_threads(nvcc_args)
+    host_cpp = plan.by_step(stages.STEP_HOST_CPP)
+    version = cicc_split.version_of(host_cpp[0].argv) if host_cpp else None
+    return _tasks(layout, lambda stage, arch: stage_cpus(stage, threads, version, jobs, arch)), layout
+
+
+def _write_plan(layout, scripts, args_json, cwd):
+    """Writes what CudaPlan writes: the module id, the scripts, the layout and the arguments (args_json: its JSON value)."""
+
     def at(path):
         return path if os.path.isabs(path) else os.path.join(cwd, path)
 
@@ -312,29 +324,58 @@ def prepare(nvcc, nvcc_args, *, cwd, work_dir, module_id_label=None, pinned_arch
     with open(at(os.path.join(os.path.dirname(layout.nvcc_args_file), "layout.json")), "w") as f:
         json.dump(layout.to_json(), f, indent=1, sort_keys=True)
         f.write("\n")
+    if not isinstance(args_json, str):
+        args_json = json.dumps(list(args_json), indent=1) + "\n"
     with open(at(layout.nvcc_args_file), "w") as f:
-        json.dump(list(nvcc_args), f, indent=1)
-        f.write("\n")
+        f.write(args_json)
 
-    # The unit's actions, as Bazel runs them: each starts when the stages
-    # whose outputs it reads are done (those reading only CudaPlan's, after the plan).
+
+def _tasks(layout, cpus, args=None):
+    """The unit's actions as Bazel runs them: each starts when the stages whose outputs it reads are done
+    (those reading only CudaPlan's, after the plan). `cpus(stage, arch)`: the CPUs of -j one takes;
+    `args`: {stage: the script's arguments} (what the rule's action passes it)."""
     actions = layout.graph()["actions"]
     producer = {k: a["script"] for a in actions for k in a["outputs"]}
-    threads = split_compile_threads(nvcc_args)
-    host_cpp = plan.by_step(stages.STEP_HOST_CPP)
-    version = cicc_split.version_of(host_cpp[0].argv) if host_cpp else None
     tasks = {"plan": Task("plan", stages.PLAN_MNEMONIC, "", "", [], _PLAN_WEIGHT)}
     for a in actions:
         deps = []
         for key in a["reads"]:
             if key in producer and producer[key] not in deps:
                 deps.append(producer[key])
+        arch = stage_graph.instance_arch(a["inst"])
         tasks[a["script"]] = Task(
-            a["script"], a["stage"].mnemonic, stage_graph.instance_arch(a["inst"]), layout.scripts[a["script"]],
-            deps or ["plan"], a["stage"].weight,
-            stage_cpus(a["stage"], threads, version, jobs, stage_graph.instance_arch(a["inst"])),
+            a["script"], a["stage"].mnemonic, arch, layout.scripts[a["script"]], deps or ["plan"], a["stage"].weight,
+            cpus(a["stage"], arch), args=tuple((args or {}).get(a["stage"], ())),
         )
-    return tasks, layout
+    return tasks
+
+
+def prepare_clang(clang, clang_args, *, src, cwd, work_dir, archs, rdc, embed_tool):
+    """Plans one source compiled by clang in stages (the clang stage table), as CudaPlan does for a
+    target with --@rules_cuda_stages//cuda_rules:compiler=clang: returns (tasks by key, layout, the driver call).
+
+    `clang_args`: the driver's arguments as the rules give them (cuda_rules/private/compile/clang.bzl:
+    -x cuda, --cuda-path, the archs, ..., the options), without the source and object. `archs`:
+    [stages.Arch] as the target declares them; `embed_tool`: the command CudaClangEmbed runs
+    (tools/nvcc_plan/elf_splice.py). The object is `<work_dir>/<stem>.o`. Raises RunError where the
+    plan cannot be made, with clang's or the planner's message.
+    """
+    names = layout_lib.SourceNames(label="", display_label="nvcc_plan --run", src=src,
+                                   src_short_path=_workspace_path(src, cwd), stem=dryrun.source_stem(src), module_id_label="")
+    toolkit = next((a.split("=", 1)[1] for a in clang_args if a.startswith("--cuda-path=")), None)
+    if toolkit is None:
+        raise RunError("nvcc_plan --run: clang's arguments name no toolkit (--cuda-path=)")
+    layout = layout_lib.compile_layout_for(names, directory=work_dir, toolkit_root=toolkit, archs=archs, rdc=rdc,
+                                           user_options=clang_args, table=stages.CLANG_TABLE.name)
+    args = list(clang_args) + ["-c", src, "-o", layout.files[stages.KEYS.obj]]
+    try:
+        scripts = clang_scripts.plan(clang, layout, args, cwd=cwd)
+    except dryrun.PlanError as e:  # clang's own refusal, or the planner's (PlanMismatch)
+        raise RunError("nvcc_plan --run: %s" % e)
+    args_json = scripts.pop(layout.nvcc_args_file)
+    scripts.pop(layout.module_id_file, None)
+    _write_plan(layout, scripts, args_json, cwd)
+    return _tasks(layout, lambda stage, arch: 1, {stages.CLANG_EMBED: [embed_tool]}), layout, json.loads(args_json)["args"]
 
 
 def split_compile_threads(nvcc_args):
@@ -470,7 +511,7 @@ def execute(tasks, *, jobs, cwd, t0, stdout, stderr, ptxas_cwd=None):
                     here = ptxas_cwd if ptxas_cwd and task.mnemonic == stages.PTXAS.mnemonic else cwd
                     script = task.script if os.path.isabs(task.script) else os.path.join(cwd, task.script)
                     proc = subprocess.Popen(
-                        ["/bin/sh", script], cwd=here, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
+                        ["/bin/sh", script] + list(task.args), cwd=here, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
                         start_new_session=True,
                     )
                     running[proc.pid] = (task, proc, out, err)

@@ -49,6 +49,8 @@ from absl import flags
 from tests.fidelity import nvcc_compare
 from tests.fidelity.fuzz import fuzz_cases
 from tools.fatbin import fatbin_lib
+from tools.nvcc_plan import clang_dryrun
+from tools.nvcc_plan import clang_scripts
 from tools.nvcc_plan import compile_scripts
 from tools.nvcc_plan import dryrun
 from tools.nvcc_plan import runner
@@ -63,6 +65,11 @@ flags.DEFINE_integer("jobs", 1, "cases compiled at once (each compile runs one p
 flags.DEFINE_string("toolkit", None, "the CUDA version to fuzz (12.4, 13.0, 13.5); default: the first of --toolkit_dirs")
 flags.DEFINE_list("toolkit_dirs", [], "VERSION=DIR,...: the toolkits (DIR/bin/nvcc); under Bazel, from the runfiles")
 flags.DEFINE_string("nvcc", None, "nvcc to fuzz (outside Bazel), with --toolkit naming its version")
+flags.DEFINE_enum("compiler", "nvcc", ["nvcc", "clang"], "the CUDA compiler fuzzed: nvcc, or clang in stages against "
+                  "clang's own one-shot compile (--@rules_cuda_stages//cuda_rules:compiler=clang)")
+flags.DEFINE_string("clang", None, "clang driver for --compiler=clang (outside Bazel); default: the rules' own, from the runfiles")
+flags.DEFINE_list("clang_toolchain_flags", None, "with --clang: the C++ toolchain's flags the rules put before the "
+                  "target's options (default: none; under Bazel, those the rules gave the probe target)")
 flags.DEFINE_string("ccbin", None, "the host compiler both compiles get (-ccbin); default: the rules' own, from the runfiles")
 flags.DEFINE_string("report", None, "write the JSON report here")
 flags.DEFINE_string("work_dir", None, "compile the cases under this directory (default: a temporary one)")
@@ -73,6 +80,10 @@ flags.DEFINE_integer("expect_both_failed", 0, "fail unless at least this many ca
 
 SAME, BOTH_FAILED, DIFFERENT, STAGED_FAILED, STAGED_PASSED = (
     "same", "both failed", "DIFFERENT", "STAGED FAILED (nvcc passed)", "STAGED PASSED (nvcc failed)")
+# Every difference of the case is in device code of archs whose cicc command, run by itself three
+# times with one module id, wrote more than one output: nvcc's own output is not reproducible there
+# (docs/cuda_library.md, "The fidelity fuzzer"), and the staged build can be no more equal to it.
+NOT_REPRODUCIBLE = "nvcc not reproducible"
 
 
 def _repo_root_of(path):
@@ -94,10 +105,12 @@ def _write_source(case, d):
 
 
 _ERROR_LINE = re.compile(r"\berror\b|\bfatal\b", re.I)
+_COLOR = re.compile(r"\x1b\[[0-9;]*m")  # clang's -fcolor-diagnostics (the C++ toolchain's flag)
 
 
 def _error_lines(text):
-    """nvcc's error lines, without its temporary files' names (tmpxft_...)."""
+    """nvcc's (or clang's) error lines, without its temporary files' names (tmpxft_...) and colours."""
+    text = _COLOR.sub("", text)
     return [l.strip() for l in text.splitlines() if _ERROR_LINE.search(l) and "tmpxft" not in l and l.strip()]
 
 
@@ -193,6 +206,7 @@ def compare_outputs(case, d, nvcc, ref_args, tmp):
     lto_ir = any(v.endswith(".ltoir") for v in files.values())
     ptxas_bin = os.path.join(os.path.dirname(nvcc), "ptxas")
     rerun_ptx = {}  # virtual arch -> nvcc's cicc rerun with the staged id (unswappable ids)
+    unreproducible = set()  # virtual archs whose cicc command is not reproducible
     for cicc in plan.by_step(stages.STEP_CICC):
         key = stages.KEYS.ptx + "/" + cicc.arch
         ours = nvcc_compare.read(os.path.join(d, files[key]))
@@ -220,6 +234,15 @@ def compare_outputs(case, d, nvcc, ref_args, tmp):
         if ours != theirs:
             diffs.append("%s %s differs at byte %d" % ("ltoir" if files[key].endswith(".ltoir") else "ptx", cicc.arch,
                                                         nvcc_compare.first_difference(ours, theirs)))
+            # Is nvcc's own cicc command reproducible? Two more runs of it, with the staged id.
+            argv = compile_scripts.without_split_compile(cicc.argv) if unsplit else cicc.argv
+            runs = {_cicc_with_module_id(argv, d, ours_id, tmp) for _ in range(2)}
+            if cicc.arch in rerun_ptx:
+                runs.add(theirs)
+            if len(runs) > 1:
+                unreproducible.add(cicc.arch)
+                notes.append("nvcc's cicc command for %s wrote %d different outputs in %d runs with one module id" % (
+                    cicc.arch, len(runs), 3 if cicc.arch in rerun_ptx else 2))
     for ptxas in plan.by_step(stages.STEP_PTXAS):
         key = "%s/%s/%s" % (stages.KEYS.cubin, ptxas.virtual_arch, ptxas.arch)
         ours = nvcc_compare.read(os.path.join(d, files[key]))
@@ -265,7 +288,13 @@ def compare_outputs(case, d, nvcc, ref_args, tmp):
         compared += 1
         diffs += ["object: " + x for x in nvcc_compare.object_differences(
             ours_obj, ref_obj, ours_id.encode(), theirs_id.encode(), {stem + ".cudafe1.cpp": host_input})]
-    return diffs, compared, notes
+    return diffs, compared, notes, unreproducible
+
+
+def _device_code_of(difference, archs):
+    """Whether a difference is in the PTX, LTO IR or cubins of one of the virtual archs `archs`."""
+    words = difference.split()
+    return len(words) > 1 and words[0] in ("ptx", "ltoir", "cubin") and words[1].split("/")[0] in archs
 
 
 def run_case(case, nvcc, ccbin, work_dir, keep_all=False, link_dir=None):
@@ -301,10 +330,13 @@ def run_case(case, nvcc, ccbin, work_dir, keep_all=False, link_dir=None):
         details = [l for l in err.getvalue().splitlines() if l.strip()][-4:]
     else:
         try:
-            details, compared, notes = compare_outputs(case, d, nvcc, ref_args, d)
+            details, compared, notes, unreproducible = compare_outputs(case, d, nvcc, ref_args, d)
         except Exception as e:  # pylint: disable=broad-except
             details = ["comparison raised %r at %s" % (e, traceback.extract_tb(e.__traceback__)[-1][:3])]
+            unreproducible = set()
         outcome = DIFFERENT if details else SAME
+        if details and unreproducible and all(_device_code_of(x, unreproducible) for x in details):
+            outcome = NOT_REPRODUCIBLE
         if outcome == SAME and link_dir and case.source == "generated" and _runs_on(
                 os.path.join(d, case.stem + ".o"), LINK_ARCH):
             _link_pair(case, d, nvcc, ccbin, link_dir)
@@ -348,9 +380,209 @@ def _link_pair(case, d, nvcc, ccbin, link_dir):
                 f.write(proc.stderr)
 
 
+# clang as the CUDA compiler ---------------------------------------------------
+
+
+def clang_archs(case):
+    """The case's archs setting as the target declares it: [stages.Arch], by GPU arch."""
+    gpus = sorted({a.split("_", 1)[1] for a in case.archs}, key=lambda g: (int(g.rstrip("a")), g))
+    return [stages.Arch("compute_" + g, ("sm_" + g,) if "sm_" + g in case.archs else (), ptx="compute_" + g in case.archs)
+            for g in gpus]
+
+
+def clang_args(case, toolkit, toolchain_flags):
+    """The driver's arguments for the case's target, as cuda_rules/private/compile/clang.bzl (clang_common_args)
+    gives them: the toolkit, the archs, rdc, the canonical compilation directory, the C++ toolchain's flags, the copts."""
+    archs = clang_archs(case)
+    args = ["-x", "cuda", "--cuda-path=" + toolkit]
+    args += ["--cuda-gpu-arch=sm_" + a.virtual[len("compute_"):] for a in archs]
+    args += ["--no-cuda-include-ptx=all"] + ["--cuda-include-ptx=sm_" + a.virtual[len("compute_"):] for a in archs if a.ptx]
+    if case.rdc:
+        args += ["-fgpu-rdc", "--no-offload-new-driver"]
+    args += ["-ffile-compilation-dir=/proc/self/cwd", "-Wno-unknown-cuda-version"] + list(toolchain_flags) + ["-fPIC"]
+    return args + list(case.options) + ["-isystem", os.path.join(toolkit, "include")]  # the toolkit's headers, as a cc dep's
+
+
+def _clang(clang, args, cwd):
+    return subprocess.run([clang] + args, cwd=cwd, env=dict(os.environ, PWD="/proc/self/cwd"), capture_output=True, text=True)
+
+
+def _clang_ptxas_rerun(clang, call, gpu, ptx, cwd, tmp):
+    """clang's own ptxas command for `gpu` (from `clang -### --cuda-device-only -c`), run on `ptx` in an empty
+    directory: with line info ptxas records the modification times of the files the PTX names, which the staged
+    ptxas (clang_scripts: in an empty directory) never sees, and clang's one-shot ptxas does."""
+    text = clang_dryrun.run(clang, call + ["--cuda-device-only", "-c", "-Wno-unused-command-line-argument"], cwd=cwd)
+    _, plan = clang_dryrun.parse(text)
+    argv = next(c.argv for c in plan.by_step(stages.STEP_PTXAS) if c.arch == gpu)
+    scratch = tempfile.mkdtemp(prefix="ptxas.", dir=tmp)
+    empty = tempfile.mkdtemp(prefix="empty.", dir=tmp)
+    out = os.path.join(scratch, "out.cubin")
+    cmd = [argv[0]]
+    for i, a in enumerate(argv[1:], 1):
+        if argv[i - 1] in ("-o", "--output-file"):
+            a = out
+        elif a.endswith(".s") and clang_dryrun.PLAN_TMPDIR in a:
+            a = ptx
+        cmd.append(a)
+    proc = subprocess.run(cmd, cwd=empty, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise AssertionError("clang's ptxas command failed: %s\n%s" % (" ".join(cmd), proc.stderr))
+    return nvcc_compare.read(out)
+
+
+def compare_clang(case, d, clang, call, layout, tmp):
+    """How the staged outputs differ from clang's own compiles of the same driver call: ([difference], files compared, notes).
+
+    clang's one-shot object (`-c`), and its device-only compiles (`--cuda-device-only -S`, `-c`) for each
+    GPU arch's PTX and cubin, as //tests/clang's fidelity tests compare them; with line info a cubin
+    that differs is compared with clang's ptxas command rerun where no source exists.
+    """
+    ref = os.path.join(d, "ref")
+    common = list(call)
+    i = common.index("-o")
+    del common[i:i + 2]
+    i = common.index("-c")
+    src = common[i + 1]
+    del common[i:i + 2]
+    diffs, compared, notes = [], 0, []
+    cubins = {}
+    for kind, flag in (("ptx", "-S"), ("cubin", "-c")):
+        # (-Werror among the options would fail it on the host-only options left unused.)
+        proc = _clang(clang, common + ["--cuda-device-only", flag, "-Wno-unused-command-line-argument", src], d)
+        if proc.returncode != 0:
+            return ["clang's device-only compile (%s) failed: %s" % (flag, (_error_lines(proc.stderr) or [proc.stderr])[0])], compared, notes
+        for a in layout.archs:
+            gpu = "sm_" + a.virtual[len("compute_"):]
+            produced = os.path.join(d, "%s-cuda-nvptx64-nvidia-cuda-%s.%s" % (layout.stem, gpu, "s" if kind == "ptx" else "o"))
+            theirs = nvcc_compare.read(produced)
+            os.rename(produced, os.path.join(ref, os.path.basename(produced)))
+            if kind == "ptx":
+                key = stages.KEYS.ptx + "/" + a.virtual
+            elif a.reals:
+                key = "%s/%s/%s" % (stages.KEYS.cubin, a.virtual, gpu)
+            else:
+                continue
+            ours = nvcc_compare.read(os.path.join(d, layout.files[key]))
+            compared += 1
+            if kind == "cubin" and ours != theirs:
+                rerun = _clang_ptxas_rerun(clang, common + [src], gpu, os.path.join(d, layout.files[stages.KEYS.ptx + "/" + a.virtual]), d, tmp)
+                if rerun == ours:
+                    notes.append("cubin %s: equal to clang's ptxas command where no source exists (line info)" % gpu)
+                    cubins[gpu] = theirs
+                    theirs = ours
+            if ours != theirs:
+                diffs.append("%s %s differs at byte %d" % (kind, gpu, nvcc_compare.first_difference(ours, theirs)))
+    if not all(a.reals for a in layout.archs):
+        notes.append("a PTX-only arch: clang's one-shot object embeds a cubin for every GPU arch, so no object equals it")
+        return diffs, compared, notes
+    obj = os.path.join(ref, layout.stem + ".o")
+    proc = _clang(clang, common + ["-c", src, "-o", obj], d)
+    if proc.returncode != 0:
+        return diffs + ["clang's one-shot compile failed: %s" % (_error_lines(proc.stderr) or [proc.stderr])[0]], compared, notes
+    compared += 1
+    ours = nvcc_compare.content_sections(nvcc_compare.read(os.path.join(d, layout.files[stages.KEYS.obj])))
+    theirs = nvcc_compare.content_sections(nvcc_compare.read(obj))
+    fatbin = clang_scripts.RELOCATABLE_FATBIN_SECTION if case.rdc else clang_scripts.FATBIN_SECTION
+    if cubins:
+        # clang's one-shot fatbinary holds its cubins with the sources' mtimes; the staged fatbinary
+        # must hold the same images (compared above against the rerun ptxas), the rest of the object equal.
+        ours.pop(fatbin, None)
+        theirs.pop(fatbin, None)
+        images = sorted((i.kind, i.arch) for i in fatbin_lib.read_images(nvcc_compare.read(os.path.join(d, layout.files[stages.KEYS.obj]))))
+        ref_images = sorted((i.kind, i.arch) for i in fatbin_lib.read_images(nvcc_compare.read(obj)))
+        if images != ref_images:
+            diffs.append("fatbinary images %s, clang's %s" % (images, ref_images))
+    if not case.rdc and nvcc_compare.read(os.path.join(d, layout.files[stages.KEYS.obj])) != nvcc_compare.read(obj) and not cubins:
+        diffs.append("object differs from clang's at byte %d" % nvcc_compare.first_difference(
+            nvcc_compare.read(os.path.join(d, layout.files[stages.KEYS.obj])), nvcc_compare.read(obj)))
+    for name, data in sorted(theirs.items()):
+        if ours.get(name, b"") != data:
+            diffs.append("object section %s differs" % name)
+    extra = sorted(set(ours) - set(theirs))
+    if extra:
+        diffs.append("object sections beyond clang's: %s" % ", ".join(extra))
+    if case.rdc:
+        with open(os.path.join(d, layout.scripts[stages.DEVICE_OBJECT_SCRIPT])) as f:
+            found = re.search(r"-D__NV_MODULE_ID=(\w+)", f.read())
+        clang_id = theirs.get("__nv_module_id", b"").rstrip(b"\0").decode()
+        if not found or found.group(1) != clang_id:
+            diffs.append("device_object.sh's module id %s, clang's object's %s" % (found and found.group(1), clang_id))
+    return diffs, compared, notes
+
+
+def _embed_tool(work_dir):
+    """CudaClangEmbed's tool (the rule's //tools/nvcc_plan:elf_splice), as a command."""
+    path = os.path.join(work_dir, "elf_splice")
+    if not os.path.exists(path):
+        tmp = "%s.%d" % (path, os.getpid())  # cases run in several processes at once
+        with open(tmp, "w") as f:
+            f.write("#!/bin/sh\nexec %s %s \"$@\"\n" % (
+                shlex.quote(sys.executable), shlex.quote(os.path.join(_repo_root(), "tools", "nvcc_plan", "elf_splice.py"))))
+        os.chmod(tmp, 0o755)
+        os.replace(tmp, path)
+    return path
+
+
+def run_clang_case(case, clang, toolkit, toolchain_flags, work_dir, keep_all=False):
+    """Compiles one clang case in stages (the rules' scripts, tools/nvcc_plan/runner.prepare_clang) and with
+    clang's own compiles, and compares: a result dict."""
+    started = time.time()
+    d = tempfile.mkdtemp(prefix="clang%d." % case.index, dir=work_dir)
+    src = _write_source(case, d)
+    os.makedirs(os.path.join(d, "ref"))
+    args = clang_args(case, toolkit, toolchain_flags)
+    err, call, layout = "", None, None
+    try:
+        tasks, layout, call = runner.prepare_clang(clang, args, src=src, cwd=d, work_dir="keep", archs=clang_archs(case),
+                                                   rdc=case.rdc, embed_tool=_embed_tool(work_dir))
+        tasks["plan"].returncode = 0
+        out, errs = io.StringIO(), io.StringIO()
+        runner.execute(tasks, jobs=1, cwd=d, t0=time.monotonic(), stdout=out, stderr=errs)
+        rc = 0
+    except runner.RunError as e:
+        rc, err = 1, str(e)
+    except runner.StageFailed as e:
+        rc, err = 1, e.stderr_text.decode(errors="replace") if isinstance(e.stderr_text, bytes) else str(e.stderr_text)
+    except Exception as e:  # pylint: disable=broad-except
+        rc, err = -1, "the staged compile raised %r at %s" % (e, traceback.extract_tb(e.__traceback__)[-1][:3])
+    # clang's one-shot compile of the same driver call (the rules' -cuid included).
+    ref_call = call or (args + ["-c", src, "-o", "keep/%s.o" % case.stem])
+    i = ref_call.index("-o")
+    one_shot = ref_call[:i] + ["-o", "ref/%s.o" % case.stem] + ref_call[i + 2:]
+    ref = _clang(clang, one_shot, d)
+    details, compared, notes = [], 0, []
+    if ref.returncode != 0:
+        missing = [l for l in _error_lines(ref.stderr) if l not in _COLOR.sub("", err)]
+        if rc == 0:
+            outcome, details = STAGED_PASSED, ["clang: " + l for l in _error_lines(ref.stderr)[:3]]
+        elif missing:
+            outcome, details = DIFFERENT, ["clang's error not in the staged one's: " + l for l in missing[:3]]
+        else:
+            outcome, details = BOTH_FAILED, _error_lines(ref.stderr)[:1]
+    elif rc != 0:
+        outcome, details = STAGED_FAILED, [l for l in err.splitlines() if l.strip()][-4:]
+    else:
+        os.remove(os.path.join(d, "ref", case.stem + ".o"))
+        try:
+            details, compared, notes = compare_clang(case, d, clang, call, layout, d)
+        except Exception as e:  # pylint: disable=broad-except
+            details = ["comparison raised %r at %s" % (e, traceback.extract_tb(e.__traceback__)[-1][:3])]
+        outcome = DIFFERENT if details else SAME
+    result = {
+        "index": case.index, "seed": case.seed, "toolkit": case.version, "compiler": "clang", "source": case.source,
+        "features": list(case.features), "args": case.args(), "option_names": list(case.option_names),
+        "arch_form": case.arch_form, "rdc": case.rdc, "outcome": outcome, "details": details,
+        "compared_files": compared, "notes": notes, "seconds": round(time.time() - started, 2), "dir": d,
+    }
+    if outcome in (SAME, BOTH_FAILED) and not keep_all:
+        shutil.rmtree(d, ignore_errors=True)
+        result["dir"] = None
+    return result
+
+
 def replay_command(case):
-    return "bazel run //tests/fidelity/fuzz:fidelity_fuzz -- --toolkit=%s --seed=%d --case=%d" % (
-        case.version, case.seed, case.index)
+    return "bazel run //tests/fidelity/fuzz:fidelity_fuzz -- %s--toolkit=%s --seed=%d --case=%d" % (
+        "--compiler=clang " if case.compiler == "clang" else "", case.version, case.seed, case.index)
 
 
 def _toolkits():
@@ -365,32 +597,48 @@ def _toolkits():
 
 
 def _runfiles_toolkits():
-    """Under Bazel: {version: toolkit dir} and the rules' -ccbin, from the fuzzer's data (tests/fidelity/fuzz/BUILD.bazel)."""
-    from runfiles import runfiles  # pylint: disable=g-import-not-at-top
-
-    marker = runfiles.Create().Rlocation("rules_cuda_stages/tests/fidelity/fuzz/fidelity_fuzz.py")
-    root = os.path.dirname(_repo_root_of(marker))  # <runfiles>/_main/tests/fidelity/fuzz/fidelity_fuzz.py
+    """Under Bazel, from the fuzzer's data (tests/fidelity/fuzz/BUILD.bazel): ({version: toolkit dir}, the rules'
+    -ccbin, (the rules' clang, the C++ toolchain's flags the rules give it) or None)."""
+    # The runfiles tree itself (the probes' outputs are found by globbing it): a py_binary run by
+    # `bazel run` gets a manifest, whose Rlocation answers with source paths.
+    root = os.environ.get("RUNFILES_DIR")
+    manifest = os.environ.get("RUNFILES_MANIFEST_FILE", "")
+    if not root and manifest.endswith(".runfiles_manifest"):
+        root = manifest[: -len("_manifest")]
+    if not root or not os.path.isdir(root):
+        root = os.path.dirname(_repo_root())  # <runfiles>/_main/tests/fidelity/fuzz/fidelity_fuzz.py
     dirs = {}
     for nvcc in glob.glob(os.path.join(root, "*", "bin", "nvcc")):
         m = re.search(r"cuda_([0-9]+)_([0-9]+)_[a-z0-9_]+$", os.path.basename(os.path.dirname(os.path.dirname(nvcc))))
         if m:
             dirs["%s.%s" % m.groups()] = os.path.dirname(os.path.dirname(nvcc))
-    ccbin = None
-    for args in glob.glob(os.path.join(root, "_main", "tests", "fidelity", "fuzz", "_cuda", "**", "nvcc_args.json"), recursive=True):
+    ccbin, clang = None, None
+    for args in glob.glob(os.path.join(root, "_main", "tests", "fidelity", "fuzz", "_cuda", "**", "*_args.json"), recursive=True):
         with open(args) as f:
             words = json.load(f)
-        if "-ccbin" in words:
+        if isinstance(words, dict):  # a clang target's plan: {"clang": driver, "args": its call}
+            call = words["args"]
+            flags_ = call[call.index("-Wno-unknown-cuda-version") + 1:call.index("-fPIC")]
+            clang = (words["clang"], flags_)
+        elif "-ccbin" in words:
             ccbin = words[words.index("-ccbin") + 1]
-    return dirs, ccbin
+    return dirs, ccbin, clang
 
 
 def main(argv):
     del argv
-    toolkits, ccbin = _toolkits(), FLAGS.ccbin
+    toolkits, ccbin, clang = _toolkits(), FLAGS.ccbin, None
     if not toolkits:
-        toolkits, rules_ccbin = _runfiles_toolkits()
+        toolkits, rules_ccbin, clang = _runfiles_toolkits()
         ccbin = ccbin or rules_ccbin
-    version = FLAGS.toolkit or sorted(toolkits)[0]
+    if FLAGS.compiler == "clang":
+        clang = (FLAGS.clang or (clang and clang[0]),
+                 FLAGS.clang_toolchain_flags if FLAGS.clang_toolchain_flags is not None else (clang[1] if clang else []))
+        if not clang[0]:
+            print("fidelity_fuzz: --compiler=clang needs --clang=PATH (under Bazel: tools/bazelw's clang addon)", file=sys.stderr)
+            return 2
+    default = sorted(v for v in toolkits if FLAGS.compiler == "nvcc" or v in fuzz_cases.CLANG_ARCHS)
+    version = FLAGS.toolkit or (default or sorted(toolkits))[0]
     if version not in toolkits:
         print("fidelity_fuzz: no CUDA %s toolkit (have %s)" % (version, ", ".join(sorted(toolkits))), file=sys.stderr)
         return 2
@@ -401,15 +649,26 @@ def main(argv):
     if FLAGS.link_dir:
         os.makedirs(FLAGS.link_dir, exist_ok=True)
     indices = [FLAGS.case] if FLAGS.case is not None else list(range(FLAGS.first, FLAGS.first + FLAGS.cases))
-    cases = [fuzz_cases.draw(FLAGS.seed, i, version) for i in indices]
+    if FLAGS.compiler == "clang" and version not in fuzz_cases.CLANG_ARCHS:
+        print("fidelity_fuzz: clang mode fuzzes CUDA %s, not %s" % (", ".join(fuzz_cases.CLANG_ARCHS), version), file=sys.stderr)
+        return 2
+    draw = fuzz_cases.draw_clang if FLAGS.compiler == "clang" else fuzz_cases.draw
+    cases = [draw(FLAGS.seed, i, version) for i in indices]
     started = time.time()
     results = []
-    print("fidelity_fuzz: %d cases, seed %d, CUDA %s (%s), -ccbin %s, %d at a time" % (
-        len(cases), FLAGS.seed, version, nvcc, ccbin, FLAGS.jobs), flush=True)
+    if FLAGS.compiler == "clang":
+        print("fidelity_fuzz: %d clang cases, seed %d, CUDA %s (%s), clang %s, toolchain flags %s, %d at a time" % (
+            len(cases), FLAGS.seed, version, toolkits[version], clang[0], " ".join(clang[1]), FLAGS.jobs), flush=True)
+    else:
+        print("fidelity_fuzz: %d cases, seed %d, CUDA %s (%s), -ccbin %s, %d at a time" % (
+            len(cases), FLAGS.seed, version, nvcc, ccbin, FLAGS.jobs), flush=True)
     keep_all = FLAGS.keep or FLAGS.case is not None
     # Processes, not threads: the runner waits for any child (wait4(-1)), so one compile per process.
     with concurrent.futures.ProcessPoolExecutor(max_workers=FLAGS.jobs, mp_context=multiprocessing.get_context("fork")) as pool:
-        futures = {pool.submit(run_case, c, nvcc, ccbin, work_dir, keep_all, FLAGS.link_dir): c for c in cases}
+        if FLAGS.compiler == "clang":
+            futures = {pool.submit(run_clang_case, c, clang[0], toolkits[version], clang[1], work_dir, keep_all): c for c in cases}
+        else:
+            futures = {pool.submit(run_case, c, nvcc, ccbin, work_dir, keep_all, FLAGS.link_dir): c for c in cases}
         for future in concurrent.futures.as_completed(futures):
             case, result = futures[future], future.result()
             results.append(result)
@@ -454,7 +713,8 @@ def summarize(results, wall):
         "arch_forms": dict(collections.Counter(r["arch_form"] for r in results)),
         "rdc": sum(1 for r in results if r["rdc"]),
         "rerun_module_id": sum(1 for r in results if r.get("notes")),
-        "failing": [r["index"] for r in results if r["outcome"] not in (SAME, BOTH_FAILED)],
+        "failing": [r["index"] for r in results if r["outcome"] not in (SAME, BOTH_FAILED, NOT_REPRODUCIBLE)],
+        "not_reproducible": [r["index"] for r in results if r["outcome"] == NOT_REPRODUCIBLE],
     }
 
 
@@ -467,6 +727,8 @@ def format_summary(s):
     lines.append("  arch forms: " + ", ".join("%s %d" % kv for kv in sorted(s["arch_forms"].items())))
     if s["failing"]:
         lines.append("  failing cases: " + " ".join(str(i) for i in s["failing"]))
+    if s.get("not_reproducible"):
+        lines.append("  cases where nvcc's own cicc is not reproducible: " + " ".join(str(i) for i in s["not_reproducible"]))
     return "\n".join(lines)
 
 

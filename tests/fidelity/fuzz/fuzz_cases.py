@@ -115,6 +115,9 @@ class Case:
     options: list  # the other options
     option_names: tuple  # for coverage
     arch_form: str
+    # "nvcc", or "clang": clang as the CUDA compiler (--@rules_cuda_stages//cuda_rules:compiler=clang);
+    # its archs are then the rules' archs setting (["sm_80", "compute_90", ...]) and its options clang's.
+    compiler: str = "nvcc"
 
     @property
     def stem(self):
@@ -127,6 +130,12 @@ class Case:
     def nvcc_args(self):
         """The options of both compiles (before -c SOURCE -o OBJECT)."""
         return list(self.archs) + (["-rdc=true"] if self.rdc else []) + list(self.options)
+
+    def args(self):
+        """What the coverage report and a failing case print: the options, and the archs as the rules take them."""
+        if self.compiler == "clang":
+            return ["archs=" + ",".join(self.archs)] + (["rdc = True"] if self.rdc else []) + list(self.options)
+        return self.nvcc_args()
 
 
 def _arch_options(rng, version, rdc):
@@ -160,11 +169,26 @@ def draw(seed, index, version):
     rdc = rng.random() < 0.3
     arch_form, archs, lto = _arch_options(rng, version, rdc)
     allowed = [d for d in OPTION_DRAWS if d[2] is None or version in d[2]]
+    names, options = _options(rng, allowed, [0, 1, 2, 2, 3, 3, 4, 5])
+    if lto:
+        names.append("code=lto")
+    source, features = _source(rng)
+    if source == "generated":
+        if "lambda" in features and "--extended-lambda" not in names and rng.random() < 0.9:
+            features = tuple(f for f in features if f != "lambda") or ("math",)
+    elif source.endswith("ext_lambda.cu") and "--extended-lambda" not in names and rng.random() < 0.9:
+        options.append("--extended-lambda")
+        names.append("--extended-lambda")
+    return Case(seed, index, version, source, features, rdc, lto, archs, options, tuple(names), arch_form)
+
+
+def _options(rng, draws, counts):
+    """(names, words): a random number (one of `counts`) of distinct options from `draws`, by weight."""
     names, options = [], []
-    for _ in range(rng.choice([0, 1, 2, 2, 3, 3, 4, 5])):
-        weight_sum = sum(d[0] for d in allowed if d[1] not in names)
+    for _ in range(rng.choice(counts)):
+        weight_sum = sum(d[0] for d in draws if d[1] not in names)
         pick = rng.uniform(0, weight_sum)
-        for weight, name, _, fn in allowed:
+        for weight, name, _, fn in draws:
             if name in names:
                 continue
             pick -= weight
@@ -172,25 +196,83 @@ def draw(seed, index, version):
                 names.append(name)
                 options += fn(rng)
                 break
-    if lto:
-        names.append("code=lto")
+    return names, options
+
+
+def _source(rng):
+    """("generated", features) or (a pool path, ())."""
     if rng.random() < GENERATED_SHARE:
-        features = tuple(f for f in FEATURES if rng.random() < 0.35) or ("template",)
-        if "lambda" in features and "--extended-lambda" not in names and rng.random() < 0.9:
-            features = tuple(f for f in features if f != "lambda") or ("math",)
-        source = "generated"
-    else:
-        total = sum(w for _, w in POOL)
-        pick = rng.uniform(0, total)
-        for path, w in POOL:
-            pick -= w
-            if pick <= 0:
-                break
-        source, features = path, ()
-        if path.endswith("ext_lambda.cu") and "--extended-lambda" not in names and rng.random() < 0.9:
-            options.append("--extended-lambda")
-            names.append("--extended-lambda")
-    return Case(seed, index, version, source, features, rdc, lto, archs, options, tuple(names), arch_form)
+        return "generated", tuple(f for f in FEATURES if rng.random() < 0.35) or ("template",)
+    pick = rng.uniform(0, sum(w for _, w in POOL))
+    for path, w in POOL:
+        pick -= w
+        if pick <= 0:
+            break
+    return path, ()
+
+
+# clang as the CUDA compiler ---------------------------------------------------
+#
+# The CUDA versions clang mode is fuzzed with (tools/bazelw's clang 21 supports
+# CUDA up to 12.x: cuda_rules/private/compile/clang.bzl's pairs) and the GPU
+# archs clang 21 builds for them.
+CLANG_ARCHS = {
+    "12.4": ("75", "80", "86", "89", "90", "90a"),
+}
+
+# clang driver options, as a target's copts (and host_copts, ptxasopts) give
+# them: (weight, name, None, draw(rng) -> words), as OPTION_DRAWS.
+CLANG_OPTION_DRAWS = (
+    (6, "-O", None, lambda r: ["-O%s" % _choice(r, ["0", "1", "2", "3", "s"])]),
+    (3, "-gline-tables-only", None, lambda r: ["-gline-tables-only"]),
+    (1, "-g --cuda-noopt-device-debug", None, lambda r: ["-g", "--cuda-noopt-device-debug"]),
+    (1, "-g", None, lambda r: ["-g"]),
+    (3, "-ffast-math", None, lambda r: [_choice(r, ["-ffast-math", "-fno-fast-math"])]),
+    (3, "-fcuda-flush-denormals-to-zero", None, lambda r: [_choice(r, [
+        "-fcuda-flush-denormals-to-zero", "-fno-cuda-flush-denormals-to-zero", "-fgpu-flush-denormals-to-zero"])]),
+    (2, "-fgpu-approx-transcendentals", None, lambda r: [_choice(r, ["-fgpu-approx-transcendentals", "-fcuda-approx-transcendentals"])]),
+    (2, "-ffp-contract", None, lambda r: ["-ffp-contract=" + _choice(r, ["fast", "on", "off", "fast-honor-pragmas"])]),
+    (3, "-Xcuda-ptxas", None, lambda r: _choice(r, [
+        ["-Xcuda-ptxas", "-v"], ["-Xcuda-ptxas", "-O1"], ["-Xcuda-ptxas", "--maxrregcount=64"],
+        ["-Xcuda-ptxas", "--warn-on-spills"], ["-Xcuda-ptxas", "-dlcm=cg"],
+    ])),
+    (2, "-Xarch_host", None, lambda r: _choice(r, [["-Xarch_host", "-O1"], ["-Xarch_host", "-fno-omit-frame-pointer"]])),
+    (2, "-Xarch_device", None, lambda r: _choice(r, [["-Xarch_device", "-O1"], ["-Xarch_device", "-ffast-math"]])),
+    (4, "-D", None, lambda r: _choice(r, [["-DNDEBUG"], ["-DFUZZ_SCALE=%d" % r.randrange(1, 9)], ["-D", "FUZZ_FLAG"],
+                                          ["-UNDEBUG"]])),
+    (4, "-std", None, lambda r: _choice(r, [["-std=c++17"], ["-std=c++20"], ["-std=c++14"]])),
+    (2, "-W", None, lambda r: _choice(r, [["-Wall"], ["-Wextra"], ["-Wno-unused-function"]])),
+    (1, "-Werror", None, lambda r: ["-Werror"]),
+    (1, "-fcuda-short-ptr", None, lambda r: ["-fcuda-short-ptr"]),
+    (1, "-fgpu-default-stream", None, lambda r: ["-fgpu-default-stream=" + _choice(r, ["per-thread", "legacy"])]),
+    (1, "-funroll-loops", None, lambda r: [_choice(r, ["-funroll-loops", "-fno-unroll-loops"])]),
+    (1, "-fno-strict-aliasing", None, lambda r: ["-fno-strict-aliasing"]),
+    (1, "-ffunction-sections", None, lambda r: [_choice(r, ["-ffunction-sections", "-fdata-sections"])]),
+    (1, "-fno-exceptions", None, lambda r: ["-fno-exceptions"]),
+)
+
+
+def draw_clang(seed, index, version):
+    """The case `index` of the clang run `seed` on CUDA `version`: archs as the rules take them (sm_NN: a
+    cubin, compute_NN: that arch's PTX embedded), rdc = True in some, clang's options."""
+    rng = random.Random("fidelity-fuzz-clang/%d/%d/%s" % (seed, index, version))
+    rdc = rng.random() < 0.25
+    pool = CLANG_ARCHS[version]
+    gpus = sorted(rng.sample(pool, rng.randint(1, min(4, len(pool)))), key=lambda a: (int(a.rstrip("a")), a))
+    archs, forms = [], []
+    for gpu in gpus:
+        form = rng.choices(["sm", "sm+compute", "compute"], [7, 2, 1])[0]
+        if form == "compute" and gpu.endswith("a"):
+            form = "sm"  # no compute_90a without its cubin: nvcc's and the rules' rule as well
+        forms.append(form)
+        archs += (["sm_" + gpu] if form != "compute" else []) + (["compute_" + gpu] if form != "sm" else [])
+    names, options = _options(rng, CLANG_OPTION_DRAWS, [0, 1, 2, 2, 3, 3, 4])
+    source, features = _source(rng)  # clang compiles device lambdas without a flag
+    # clang 21 takes CUDA 12.4's __managed__ for a host variable ("reference to __host__ variable in
+    # __global__ function"), as it does in clang's own one-shot compile: not a case worth drawing.
+    features = tuple(f for f in features if f != "managed") or (("template",) if source == "generated" else ())
+    arch_form = "ptx_only" if "compute" in forms else ("with_ptx" if "sm+compute" in forms else "cubins")
+    return Case(seed, index, version, source, features, rdc, False, archs, options, tuple(names), arch_form, "clang")
 
 
 # Generated kernel files ------------------------------------------------------
