@@ -25,6 +25,7 @@ OF_REGISTRATION_ARCH = "of_registration_arch"
 # The rules' action hooks (actions/hooks.bzl).
 LINK_INPUTS = "link_inputs"
 SPLICE_TOOL = "splice_tool"
+PTX_CHECK = "ptx_check"
 
 PLAN_MNEMONIC = "CudaPlan"
 UNSTAGED_MNEMONIC = "CudaCompile"
@@ -111,7 +112,7 @@ CICC = struct(
     split_compile = "12.4",
     split_compile_below_arch = "100",
     progress = "Compiling device code for {arch} (cicc): %{output}",
-    hook = "",
+    hook = "ptx_check",
     script_name = "cicc",
     doc = "device code to PTX (or NVVM IR for an LTO arch)",
 )

@@ -31,7 +31,7 @@ def declare_unit(actions, base, graph):
         directory = layout.path[:-len("/" + LAYOUT)],
     )
 
-def _unit(*, table, graph, declared, cuda, cc_files, nvcc_inputs, src, headers, rdc, splice_tool, link_inputs, lto, split_compile = 1):
+def _unit(*, table, graph, declared, cuda, cc_files, nvcc_inputs, src, headers, rdc, splice_tool, link_inputs, lto, split_compile = 1, ptx_checked = []):
     return struct(
         table = table,
         actions = graph["actions"],
@@ -49,9 +49,10 @@ def _unit(*, table, graph, declared, cuda, cc_files, nvcc_inputs, src, headers, 
         link_inputs = link_inputs,
         lto = lto,
         split_compile = split_compile,
+        ptx_checked = ptx_checked,
     )
 
-def source_unit(*, table, graph, declared, cuda, cc_files, nvcc_inputs, src, headers, rdc, splice_tool, split_compile):
+def source_unit(*, table, graph, declared, cuda, cc_files, nvcc_inputs, src, headers, rdc, splice_tool, split_compile, ptx_checked = []):
     """One source compiled in stages (compile/source_in_stages.bzl).
 
     Its fields (link_unit's are the same):
@@ -68,9 +69,11 @@ def source_unit(*, table, graph, declared, cuda, cc_files, nvcc_inputs, src, hea
       splice_tool: FilesToRunProvider of the SPLICE_TOOL hook (clang's embed), or None.
       link_inputs: None (a device link's inputs per arch). lto: False.
       split_compile: nvcc's --split-compile threads (1: off; compile/split_compile.bzl); 1 for a link.
+      ptx_checked: the virtual archs whose PTX is embedded with no cubin of their own: nvcc checks
+        that PTX with ptxas, and so does their CudaCicc (the PTX_CHECK hook); [] for a link.
 
     Args:
-      table, graph, declared, cuda, cc_files, nvcc_inputs, src, headers, rdc, splice_tool, split_compile: as above
+      table, graph, declared, cuda, cc_files, nvcc_inputs, src, headers, rdc, splice_tool, split_compile, ptx_checked: as above
         (graph: stage_graph.unit_graph's result; declared: declare_unit's).
 
     Returns:
@@ -90,6 +93,7 @@ def source_unit(*, table, graph, declared, cuda, cc_files, nvcc_inputs, src, hea
         link_inputs = None,
         lto = False,
         split_compile = split_compile,
+        ptx_checked = ptx_checked,
     )
 
 def link_unit(*, table, graph, declared, cuda, cc_files, link_inputs, lto):

@@ -98,6 +98,16 @@ def check_staged_archs(env, virtuals, reals):
         ptx_by_arch[arch] = ptx[0]
     asserts.equals(env, sorted(virtuals), sorted(ptx_by_arch.keys()), "directories of the CudaCicc .ptx outputs")
 
+    # An arch whose PTX is embedded with no cubin of its own: its CudaCicc also runs nvcc's ptxas
+    # check of that PTX (the PTX_CHECK hook), so ptxas is among its inputs; no other CudaCicc's.
+    with_cubins = [r.split("/")[0] for r in reals]
+    for action in actions_of(env, "CudaCicc"):
+        ptx = [f for f in action.outputs.to_list() if f.path.endswith(".ptx")]
+        if len(ptx) == 1:
+            arch = parent_name(ptx[0])
+            ptxas = [f for f in action.inputs.to_list() if f.basename == "ptxas"]
+            asserts.equals(env, 0 if arch in with_cubins else 1, len(ptxas), "ptxas among the inputs of CudaCicc for " + arch)
+
     seen = []
     for action in actions_of(env, "CudaPtxas"):
         outputs = action.outputs.to_list()

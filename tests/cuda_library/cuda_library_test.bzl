@@ -38,6 +38,13 @@ def _one_arch_test_impl(ctx):
 
 one_arch_test = analysistest.make(_one_arch_test_impl)
 
+def _ptx_only_arch_test_impl(ctx):
+    env = analysistest.begin(ctx)
+    check_staged_archs(env, virtuals = ["compute_80", "compute_90"], reals = ["compute_80/sm_80"])
+    return analysistest.end(env)
+
+ptx_only_arch_test = analysistest.make(_ptx_only_arch_test_impl)
+
 # The attribute wins over the build setting.
 one_arch_with_archs_flag_test = analysistest.make(
     _one_arch_test_impl,
@@ -392,6 +399,7 @@ def cuda_library_test_suite(name):
         "outside_gets_own_list_test": (outside_gets_own_list_test, {"target_under_test": ":no_archs_attribute"}),
         "per_target_outside_test": (per_target_outside_test, {"target_under_test": ":outside_archs"}),
         "per_target_subset_test": (per_target_subset_test, {"target_under_test": ":one_arch"}),
+        "ptx_only_arch_test": (ptx_only_arch_test, {"target_under_test": ":ptx_only_arch"}),
         "rdc_copt_test": (rdc_copt_test, {"target_under_test": ":rdc_copt"}),
         "rules_cuda_form_shipped_test": (rules_cuda_form_shipped_test, {"target_under_test": ":no_archs_attribute"}),
         "rules_cuda_form_test": (rules_cuda_form_test, {"target_under_test": ":rules_cuda_form"}),

@@ -226,7 +226,24 @@ def _cicc(unit, action):
     scripts_lib.set_value(argv, "--orig_src_path_name", layout.src)
     if not stages.splits_for_arch(stages.CICC, arch):
         argv = without_split_compile(argv)
-    return {layout.scripts[action["script"]]: cicc_script(layout, unit.exports, arch, argv)}
+    return {layout.scripts[action["script"]]: cicc_script(layout, unit.exports, arch, argv, _ptx_check(unit, arch))}
+
+
+def _ptx_check(unit, arch):
+    """nvcc's check of an arch's PTX (dryrun.is_ptx_check) as CudaCicc runs it, or None.
+
+    nvcc checks the PTX of an arch embedded with no cubin of its own, and only
+    that; the rules give that arch's CudaCicc ptxas (the PTX_CHECK hook) on the
+    same condition, so a check elsewhere is a plan they cannot run.
+    """
+    check = unit.plan.ptx_checks.get(arch)
+    if check is None:
+        return None
+    entry = next(a for a in unit.layout.archs if a.virtual == arch)
+    if entry.reals or not entry.ptx or entry.lto:
+        scripts_lib.fail(unit.layout.display_label, "nvcc checks the PTX of %s with ptxas, but the rules build %s from it%s" % (
+            arch, ", ".join(entry.reals) or "no cubin", "" if entry.ptx else " and do not embed it"))
+    return unit.command(check)
 
 
 # The stages whose script is more than their step's command as it is.
@@ -319,11 +336,15 @@ def registration_stub_lines(layout, arch, preprocessed, cicc):
     return ["# The registration stub, from %s's cicc front end." % arch, _line(_rename_args(cicc, local) + FRONT_END_ONLY)]
 
 
-def cicc_script(layout, exports, arch, argv):
-    """CudaCicc of one virtual arch: `argv` with cicc's other outputs in a temporary directory."""
+def cicc_script(layout, exports, arch, argv, ptx_check=None):
+    """CudaCicc of one virtual arch: `argv` with cicc's other outputs in a temporary directory; then
+    `ptx_check`, nvcc's ptxas check of the PTX (it writes nothing), where nvcc runs one."""
     lines = scripts_lib.preamble(scripts_lib.stage_comment(layout.label, layout.src, stages.CICC.mnemonic, arch), exports)
     lines += scripts_lib.temp_dir_lines()
     lines.append(_line(argv))
+    if ptx_check:
+        lines.append("# nvcc's check of the PTX it embeds for %s with no cubin of its own." % arch)
+        lines.append(_line(ptx_check))
     return "\n".join(lines) + "\n"
 
 

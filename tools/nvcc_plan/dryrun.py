@@ -59,6 +59,9 @@ class Command:
 class Plan:
     env: list  # [(name, value)] in order
     commands: list  # [Command]
+    # nvcc's PTX checks (is_ptx_check), out of `commands`: {virtual arch: Command}, each with the
+    # PTX it reads (virtual_arch set). CudaCicc of that arch runs it (compile_scripts.cicc_script).
+    ptx_checks: dict = dataclasses.field(default_factory=dict)
 
     def env_dict(self):
         return dict(self.env)
@@ -289,11 +292,21 @@ def link_commands(plan):
 
     Device preprocesses take the arch of the cicc that reads their output;
     ptxas commands record the virtual arch of the PTX they assemble. nvcc's
-    PTX checks (is_ptx_check) are dropped: the stages are the commands whose
-    outputs make the object, and a check has none (the PTX it reads is
-    cicc's, embedded as is).
+    PTX checks (is_ptx_check) are taken out of the commands into
+    plan.ptx_checks, by the virtual arch whose PTX they read: they write
+    nothing, so they are no stage of their own; the CudaCicc of that arch
+    runs its check after cicc, so that PTX ptxas refuses (a ptxas warning
+    under -Werror=all-warnings, a bad -Xptxas option) fails the build as it
+    fails nvcc.
     """
+    checks = [s for s in plan.commands if is_ptx_check(s)]
     plan.commands = [s for s in plan.commands if not is_ptx_check(s)]
+    for check in checks:
+        producer = plan.producer(check.inputs[0]) if check.inputs else None
+        if producer is None or producer.step != stages.STEP_CICC or producer.arch in plan.ptx_checks:
+            raise PlanError("nvcc's PTX check #%d reads %s, which no cicc (or one with another check) produced" % (check.index, check.inputs))
+        check.virtual_arch = producer.arch
+        plan.ptx_checks[producer.arch] = check
     for command in plan.commands:
         if command.step == stages.STEP_DEVICE_CPP:
             readers = [s for s in plan.commands if s.step == stages.STEP_CICC and command.outputs and command.outputs[0] in s.inputs]

@@ -116,7 +116,7 @@ def render():
             for n in ("SAME", "ALL", "EMBEDDED", "LAST", "REGISTRATION_ARCH", "NOT_REGISTRATION_ARCH", "OF_REGISTRATION_ARCH")
         ),
         "# The rules' action hooks (actions/hooks.bzl).\n"
-        + "".join("%s = %s\n" % (n, _str(getattr(stages, n))) for n in ("LINK_INPUTS", "SPLICE_TOOL")),
+        + "".join("%s = %s\n" % (n, _str(getattr(stages, n))) for n in ("LINK_INPUTS", "SPLICE_TOOL", "PTX_CHECK")),
         "".join(
             "%s = %s\n" % (n, _str(getattr(stages, n)))
             for n in ("PLAN_MNEMONIC", "UNSTAGED_MNEMONIC", "DEVICE_LINK_PLACEHOLDER", "DEVICE_OBJECT_SCRIPT", "LAYOUT")

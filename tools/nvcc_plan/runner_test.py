@@ -329,6 +329,38 @@ class RunnerTest(unittest.TestCase):
         self.assertEqual(rc, ptxas.returncode, err)
         self.assertRegex(err, r"stage ptxas/compute_80/sm_80 \(CudaPtxas\) failed with exit code %d" % rc)
 
+    def test_d_ptx_only_arch_is_checked_as_nvcc_checks_it(self):
+        # nvcc runs `ptxas -arch=compute_90` on the PTX of an arch embedded with no cubin of its own,
+        # and fails where ptxas refuses it: CudaCicc of that arch runs the same check (the fidelity
+        # fuzzer's case 1749: a ptxas warning under -Werror=all-warnings), and only for that arch.
+        d = self._dir("plain_kernel.cu")
+        args = self.ccbin + ["-gencode", "arch=compute_80,code=sm_80", "-gencode", "arch=compute_90,code=compute_90",
+                             "-Xptxas=--no-such-option", "-c", "plain_kernel.cu", "-o", "k.o"]
+        nvcc = subprocess.run([self.nvcc] + args[:-1] + ["nvcc.o"], cwd=d, capture_output=True, text=True)
+        self.assertNotEqual(nvcc.returncode, 0)
+        rc, _, err = self._run(args, d, keep_dir="keep", jobs=1)
+        self.assertNotEqual(rc, 0)
+        self.assertRegex(err, r"stage (cicc/compute_90 \(CudaCicc\)|ptxas/compute_80/sm_80 \(CudaPtxas\)) failed")
+        self.assertIn("no-such-option", err)
+        d = self._dir("plain_kernel.cu")
+        ok = self.ccbin + ["-gencode", "arch=compute_80,code=sm_80", "-gencode", "arch=compute_90,code=compute_90",
+                           "-c", "plain_kernel.cu", "-o", "k.o"]
+        self._run_ok(ok, d, keep_dir="keep")
+        with open(os.path.join(d, "keep", "plan", "cicc.compute_90.sh")) as f:
+            checked = [l for l in f if re.search(r"/ptxas'? ", l)]
+        self.assertEqual(len(checked), 1, checked)
+        self.assertIn("-arch=compute_90", checked[0])
+        self.assertIn("keep/compute_90/plain_kernel.ptx", checked[0])
+        with open(os.path.join(d, "keep", "plan", "cicc.compute_80.sh")) as f:
+            self.assertNotRegex(f.read(), r"/ptxas'? ")
+        # Under -Werror=all-warnings ptxas's warning is an error for nvcc and for the check alike.
+        d = self._dir("plain_kernel.cu")
+        werror = self.ccbin + ["-arch=compute_90", "-Werror=all-warnings", "-Xptxas=-warn-spills", "-maxrregcount=16",
+                               "-c", "plain_kernel.cu", "-o", "k.o"]
+        nvcc = subprocess.run([self.nvcc] + werror[:-1] + ["nvcc.o"], cwd=d, capture_output=True, text=True)
+        rc, _, err = self._run(werror, d)
+        self.assertEqual(rc == 0, nvcc.returncode == 0, (nvcc.stderr, err))
+
     def test_d_several_sources_are_refused(self):
         d = self._dir("plain_kernel.cu", "axpy-kernel.cu")
         rc, _, err = self._run(self.ccbin + ["-arch=sm_80", "-c", "plain_kernel.cu", "axpy-kernel.cu"], d)

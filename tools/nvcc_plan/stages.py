@@ -64,6 +64,7 @@ STEP_OUTPUT = "output"
 # action reads beyond its record (a record's `hook`).
 LINK_INPUTS = "link_inputs"  # every linked source's code for the arch, and its device_object script
 SPLICE_TOOL = "splice_tool"  # the tool that splices the fatbinary into clang's object
+PTX_CHECK = "ptx_check"  # ptxas, for an arch whose PTX is embedded with no cubin of its own (nvcc's PTX check)
 
 # The two actions that are not stages of the table: nvcc's plan turned into
 # the stage scripts (one per source or device link), and the escape hatch
@@ -130,7 +131,7 @@ class Stage:
     exec_group: str = ""  # the rule's exec group it runs in ("" = the default one)
     progress: str = ""  # Bazel's progress message: %{label}, %{input}, %{output}, and {arch}: the instance's arch
     doc: str = ""
-    hook: str = ""  # the rules' action hook (LINK_INPUTS, SPLICE_TOOL), "" for none
+    hook: str = ""  # the rules' action hook (LINK_INPUTS, SPLICE_TOOL, PTX_CHECK), "" for none
     script: str = ""  # its scripts' name (plan/<script>[.<arch>].sh) where it is not the stage's name
     step: str = ""  # the plan's step its script is made from, "" for a script the planner writes itself
     sub_step: str = ""  # a per-arch step its script also runs, once per arch its per-arch outputs are for
@@ -237,6 +238,9 @@ CICC = Stage(
     # The registration arch's too: its front end runs again here (cicc_split.py says why).
     reads=(("cpp1", SAME), ("module_id", SAME)),
     toolkit=("cicc_files",),
+    # An arch whose PTX is embedded with no cubin of its own: nvcc checks the PTX with
+    # ptxas (dryrun.is_ptx_check), and so does this stage (the PTX_CHECK hook adds ptxas).
+    hook=PTX_CHECK,
     device=True,
     exec_group="cicc",
     progress="Compiling device code for {arch} (cicc): %{output}",

@@ -6,7 +6,7 @@ struct(inputs = [depset of File], progress = text appended to the progress
 message, tool = a FilesToRunProvider the script runs as "$1", or None).
 """
 
-load("//cuda_rules/private:stages.bzl", "LINK_INPUTS", "SPLICE_TOOL")
+load("//cuda_rules/private:stages.bzl", "LINK_INPUTS", "PTX_CHECK", "SPLICE_TOOL")
 
 visibility(["//cuda_rules/..."])
 
@@ -39,8 +39,22 @@ def _splice_tool(unit, inst):  # buildifier: disable=unused-variable
     """
     return struct(inputs = [unit.cc_files] if unit.rdc else [], progress = "", tool = unit.splice_tool)
 
+def _ptx_check(unit, inst):
+    """CudaCicc of an arch whose PTX is embedded with no cubin of its own (code=compute_NN alone): ptxas.
+
+    nvcc checks that PTX with `ptxas -arch=compute_NN` (writing nothing), and
+    fails where ptxas refuses it (a warning under -Werror=all-warnings, an
+    -Xptxas option it rejects); the stage's script runs the same check after
+    cicc (tools/nvcc_plan/compile_scripts.py). Other archs' CudaCicc gets no
+    ptxas: their cubins' CudaPtxas checks their PTX.
+    """
+    if inst["virtual"] not in unit.ptx_checked:
+        return struct(inputs = [], progress = "", tool = None)
+    return struct(inputs = [depset([unit.cuda.ptxas])], progress = " (and its ptxas check)", tool = None)
+
 # Each hook of the stage table, by the name its records give.
 HOOKS = {
     LINK_INPUTS: _link_inputs,
+    PTX_CHECK: _ptx_check,
     SPLICE_TOOL: _splice_tool,
 }

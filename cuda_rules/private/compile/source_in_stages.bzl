@@ -113,6 +113,7 @@ def compile_source_in_stages(ctx, target, cu_compile, src):
         rdc = rdc,
         splice_tool = target.clang_embed,
         split_compile = target.options.split_compile,
+        ptx_checked = [v.virtual for v in virtuals if v.ptx and not v.reals and not v.lto],
     )
     obj = declared.files[KEYS.obj]
     if clang:

@@ -61,6 +61,7 @@ flags.DEFINE_integer("seed", 1, "the run's seed: case K of seed S is the same ca
 flags.DEFINE_integer("cases", 20, "how many cases, from --first")
 flags.DEFINE_integer("first", 0, "the first case's index")
 flags.DEFINE_integer("case", None, "replay this one case (keeps its directory and prints it)")
+flags.DEFINE_list("indices", [], "run these cases (instead of --first and --cases): the cases a test keeps")
 flags.DEFINE_integer("jobs", 1, "cases compiled at once (each compile runs one process at a time)")
 flags.DEFINE_string("toolkit", None, "the CUDA version to fuzz (12.4, 13.0, 13.5); default: the first of --toolkit_dirs")
 flags.DEFINE_list("toolkit_dirs", [], "VERSION=DIR,...: the toolkits (DIR/bin/nvcc); under Bazel, from the runfiles")
@@ -80,10 +81,11 @@ flags.DEFINE_integer("expect_both_failed", 0, "fail unless at least this many ca
 
 SAME, BOTH_FAILED, DIFFERENT, STAGED_FAILED, STAGED_PASSED = (
     "same", "both failed", "DIFFERENT", "STAGED FAILED (nvcc passed)", "STAGED PASSED (nvcc failed)")
-# Every difference of the case is in device code of archs whose cicc command, run by itself three
-# times with one module id, wrote more than one output: nvcc's own output is not reproducible there
+# Every difference of the case is in device code of archs whose cicc command, run by itself four
+# more times with one module id, wrote more than one output: nvcc's own output is not reproducible there
 # (docs/cuda_library.md, "The fidelity fuzzer"), and the staged build can be no more equal to it.
 NOT_REPRODUCIBLE = "nvcc not reproducible"
+_REPRODUCIBILITY_RUNS = 4
 
 
 def _repo_root_of(path):
@@ -234,15 +236,15 @@ def compare_outputs(case, d, nvcc, ref_args, tmp):
         if ours != theirs:
             diffs.append("%s %s differs at byte %d" % ("ltoir" if files[key].endswith(".ltoir") else "ptx", cicc.arch,
                                                         nvcc_compare.first_difference(ours, theirs)))
-            # Is nvcc's own cicc command reproducible? Two more runs of it, with the staged id.
+            # Is nvcc's own cicc command reproducible? Four more runs of it, with the staged id.
             argv = compile_scripts.without_split_compile(cicc.argv) if unsplit else cicc.argv
-            runs = {_cicc_with_module_id(argv, d, ours_id, tmp) for _ in range(2)}
+            runs = [_cicc_with_module_id(argv, d, ours_id, tmp) for _ in range(_REPRODUCIBILITY_RUNS)]
             if cicc.arch in rerun_ptx:
-                runs.add(theirs)
-            if len(runs) > 1:
+                runs.append(theirs)
+            if len(set(runs)) > 1:
                 unreproducible.add(cicc.arch)
                 notes.append("nvcc's cicc command for %s wrote %d different outputs in %d runs with one module id" % (
-                    cicc.arch, len(runs), 3 if cicc.arch in rerun_ptx else 2))
+                    cicc.arch, len(set(runs)), len(runs)))
     for ptxas in plan.by_step(stages.STEP_PTXAS):
         key = "%s/%s/%s" % (stages.KEYS.cubin, ptxas.virtual_arch, ptxas.arch)
         ours = nvcc_compare.read(os.path.join(d, files[key]))
@@ -648,7 +650,8 @@ def main(argv):
     os.makedirs(work_dir, exist_ok=True)
     if FLAGS.link_dir:
         os.makedirs(FLAGS.link_dir, exist_ok=True)
-    indices = [FLAGS.case] if FLAGS.case is not None else list(range(FLAGS.first, FLAGS.first + FLAGS.cases))
+    indices = [FLAGS.case] if FLAGS.case is not None else (
+        [int(i) for i in FLAGS.indices] or list(range(FLAGS.first, FLAGS.first + FLAGS.cases)))
     if FLAGS.compiler == "clang" and version not in fuzz_cases.CLANG_ARCHS:
         print("fidelity_fuzz: clang mode fuzzes CUDA %s, not %s" % (", ".join(fuzz_cases.CLANG_ARCHS), version), file=sys.stderr)
         return 2
