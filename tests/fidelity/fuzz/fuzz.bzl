@@ -9,11 +9,26 @@ def _has_clang():
     return bool(HOST_CLANG) and HOST_CLANG_MAJOR == 21
 
 def clang_data(clang):
-    """`clang` (the with_clang target of the probe and the toolkit) where clang 21 is there, else []."""
+    """`clang` (the with_clang target of the probe and the toolkit) where clang 21 is there, else [].
+
+    Args:
+      clang: the label of that target.
+
+    Returns:
+      A list of labels, for data.
+    """
     return [clang] if _has_clang() else []
 
 def clang_fuzz_test(name, args, data, deps, **kwargs):
-    """The fuzzer's clang mode as a test (fidelity_fuzz.py --compiler=clang), or one that fails saying how to get clang 21."""
+    """The fuzzer's clang mode as a test (fidelity_fuzz.py --compiler=clang), or one that fails saying how to get clang 21.
+
+    Args:
+      name: the test's name.
+      args: the fuzzer's arguments besides --compiler=clang.
+      data: the test's data (the with_clang target among them).
+      deps: the fuzzer's libraries.
+      **kwargs: more py_test attributes (size, tags).
+    """
     if not _has_clang():
         missing_test(
             name = name,
