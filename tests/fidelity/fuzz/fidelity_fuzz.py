@@ -96,13 +96,30 @@ def _repo_root():
     return _repo_root_of(os.path.abspath(__file__))
 
 
+def _pool_file(source):
+    """Where a pool source is: in this repository, or under Bazel in the runfiles of the nested module it is in."""
+    path = os.path.join(_repo_root(), source)
+    if os.path.exists(path):
+        return path
+    for prefix, module in fuzz_cases.POOL_MODULES.items():
+        if source.startswith(prefix):
+            for repo in glob.glob(os.path.join(os.path.dirname(_repo_root()), module + "*")):
+                if os.path.exists(os.path.join(repo, source[len(prefix):])):
+                    return os.path.join(repo, source[len(prefix):])
+    raise FileNotFoundError("pool source %s: not at %s, nor in the runfiles of its module" % (source, path))
+
+
 def _write_source(case, d):
+    """Writes the case's source into d (a pool file with the headers beside it); returns its name."""
     path = os.path.join(d, case.file_name)
     if case.source == "generated":
         with open(path, "w") as f:
             f.write(fuzz_cases.generated_source(case))
     else:
-        shutil.copy(os.path.join(_repo_root(), case.source), path)
+        src = _pool_file(case.source)
+        shutil.copy(src, path)
+        for header in glob.glob(os.path.join(os.path.dirname(src), "*.h")) + glob.glob(os.path.join(os.path.dirname(src), "*.cuh")):
+            shutil.copy(header, os.path.join(d, os.path.basename(header)))
     return case.file_name
 
 

@@ -34,7 +34,30 @@ POOL = (
     ("tests/fidelity/srcs/cub_reduce.cu", 1),
     ("tests/fidelity/srcs/thrust_sort.cu", 1),
     ("tools/nvcc_plan/testdata/run/axpy-kernel.cu", 2),
+    # The benchmark corpus (bench/corpus: template GEMM, CUB, Thrust, FFT, ...) and the
+    # examples, with the headers beside them. Since 2026-12-01: the seed-1 runs recorded
+    # before drew from the files above only (their reports name each case's source).
+    ("bench/corpus/cub_scan.cu", 1),
+    ("bench/corpus/cub_sort.cu", 1),
+    ("bench/corpus/elementwise.cu", 1),
+    ("bench/corpus/expr.cu", 1),
+    ("bench/corpus/fft.cu", 1),
+    ("bench/corpus/gemm.cu", 1),
+    ("bench/corpus/histogram.cu", 1),
+    ("bench/corpus/modexp.cu", 1),
+    ("bench/corpus/nbody.cu", 1),
+    ("bench/corpus/softmax.cu", 1),
+    ("bench/corpus/stencil.cu", 1),
+    ("bench/corpus/thrust_ops.cu", 1),
+    ("examples/cub_reduce/sum.cu", 1),
+    ("examples/driver_api/kernels.cu", 1),
+    ("examples/templated/scale.cu", 1),
+    ("examples/vector_add/vector_add.cu", 1),
 )
+
+# The nested modules pool files live in: their directory in this repository, and
+# the module's name (under Bazel the fuzzer finds them in its runfiles by it).
+POOL_MODULES = {"bench/corpus/": "rules_cuda_stages_bench", "examples/": "rules_cuda_stages_examples"}
 
 # The share of cases that compile a generated kernel file rather than a pool file.
 GENERATED_SHARE = 0.6
