@@ -360,16 +360,7 @@ def run_case(case, nvcc, ccbin, work_dir, keep_all=False, link_dir=None):
         if outcome == SAME and link_dir and case.source == "generated" and _runs_on(
                 os.path.join(d, case.stem + ".o"), LINK_ARCH):
             _link_pair(case, d, nvcc, ccbin, link_dir)
-    result = {
-        "index": case.index, "seed": case.seed, "toolkit": case.version, "source": case.source,
-        "features": list(case.features), "args": case.nvcc_args(), "option_names": list(case.option_names),
-        "arch_form": case.arch_form, "rdc": case.rdc, "outcome": outcome, "details": details,
-        "compared_files": compared, "notes": notes, "seconds": round(time.time() - started, 2), "dir": d,
-    }
-    if outcome in (SAME, BOTH_FAILED) and not keep_all:
-        shutil.rmtree(d, ignore_errors=True)
-        result["dir"] = None
-    return result
+    return _result(case, outcome, details, compared, notes, started, d, keep_all)
 
 
 # The GPU the linked checksum programs run on (an H100/H200: sm_90).
@@ -591,8 +582,13 @@ def run_clang_case(case, clang, toolkit, toolchain_flags, work_dir, keep_all=Fal
         except Exception as e:  # pylint: disable=broad-except
             details = ["comparison raised %r at %s" % (e, traceback.extract_tb(e.__traceback__)[-1][:3])]
         outcome = DIFFERENT if details else SAME
+    return _result(case, outcome, details, compared, notes, started, d, keep_all)
+
+
+def _result(case, outcome, details, compared, notes, started, d, keep_all):
+    """A case's result dict (the report's entry); the case's directory removed unless it failed or all are kept."""
     result = {
-        "index": case.index, "seed": case.seed, "toolkit": case.version, "compiler": "clang", "source": case.source,
+        "index": case.index, "seed": case.seed, "toolkit": case.version, "compiler": case.compiler, "source": case.source,
         "features": list(case.features), "args": case.args(), "option_names": list(case.option_names),
         "arch_form": case.arch_form, "rdc": case.rdc, "outcome": outcome, "details": details,
         "compared_files": compared, "notes": notes, "seconds": round(time.time() - started, 2), "dir": d,
