@@ -10,6 +10,7 @@ import shutil
 import stat
 import subprocess
 import sys
+import time
 import unittest
 
 from runfiles import runfiles
@@ -127,6 +128,7 @@ class Checkout:
     """A copy of the working tree at <root>/<name>/rules_cuda_stages, built with its own output base."""
 
     def __init__(self, root, name):
+        self.name = name
         self.dir = os.path.join(root, name, "rules_cuda_stages")
         self.output_base = os.path.join(root, name + ".output_base")
         shutil.copytree(
@@ -166,10 +168,19 @@ class Checkout:
         cmd += list(args[1:])
         return cmd, dict(os.environ, HOME=tmp)
 
+    def _run(self, cmd, env):
+        """Runs one Bazel command; its wall time goes to the test's log (where a slow test spends its time)."""
+        start = time.monotonic()
+        proc = subprocess.run(cmd, cwd=self.dir, env=env, capture_output=True, text=True)
+        shown = " ".join(a for a in cmd[2:] if not a.startswith(("--repository_cache=", "--noshow_progress", "--config=offline")))
+        print("[checkout %s] %.1f s, exit %d: bazel %s" % (self.name, time.monotonic() - start, proc.returncode, shown[:300]),
+              file=sys.stderr, flush=True)
+        return proc
+
     def bazel(self, *args, startup=()):
         """Runs Bazel in this checkout; returns stdout, raises AssertionError on failure."""
         cmd, env = self._command(args, startup)
-        proc = subprocess.run(cmd, cwd=self.dir, env=env, capture_output=True, text=True)
+        proc = self._run(cmd, env)
         if proc.returncode != 0:
             raise AssertionError("`%s` failed:\n%s" % (" ".join(cmd), proc.stderr[-6000:]))
         return proc.stdout
@@ -177,13 +188,13 @@ class Checkout:
     def bazel_result(self, *args):
         """Runs Bazel in this checkout; returns (exit code, stdout, stderr), whatever the exit code."""
         cmd, env = self._command(args)
-        proc = subprocess.run(cmd, cwd=self.dir, env=env, capture_output=True, text=True)
+        proc = self._run(cmd, env)
         return proc.returncode, proc.stdout, proc.stderr
 
     def bazel_stderr(self, *args):
         """Runs Bazel in this checkout; returns its stderr (Bazel's messages), raises AssertionError on failure."""
         cmd, env = self._command(args)
-        proc = subprocess.run(cmd, cwd=self.dir, env=env, capture_output=True, text=True)
+        proc = self._run(cmd, env)
         if proc.returncode != 0:
             raise AssertionError("`%s` failed:\n%s" % (" ".join(cmd), proc.stderr[-6000:]))
         return proc.stderr
@@ -217,9 +228,13 @@ class Checkout:
         with open(os.path.join(self.bazel("info", "bazel-bin").strip(), path), "rb") as f:
             return f.read()
 
-    def cuda_outputs(self):
-        """{path relative to bazel-bin: sha256} of every stage output (compiles, cuda_objects' rdc ones, device links)."""
-        bin_dir = self.bazel("info", "bazel-bin").strip()
+    def cuda_outputs(self, *flags):
+        """{path relative to bazel-bin: sha256} of every stage output (compiles, cuda_objects' rdc ones, device links).
+
+        flags: the build's options that name its output directory (Starlark
+        flags such as --//cuda_rules:archs=sm_90), for `bazel info bazel-bin`.
+        """
+        bin_dir = self.bazel("info", *flags, "bazel-bin").strip()
         out = {}
         for dirpath, _, files in os.walk(bin_dir):
             if not any(d in dirpath + "/" for d in ("/_cuda/", "/_cuda_rdc/", "/_cuda_dlink/")):
