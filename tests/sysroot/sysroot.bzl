@@ -17,6 +17,7 @@ clang: no toolchain, and the test fails with SYSROOT_MISSING, naming how to
 get one (not skipped).
 """
 
+load("//cuda_rules/private/repo:debian_root.bzl", "make_root_standalone")  # buildifier: disable=bzl-visibility
 load("//tests/host_clang:host_clang.bzl", "MAX_CLANG", "MIN_CLANG", "TOOLKIT_FOR_CLANG")
 
 # Debian 11.11 (bullseye), amd64: (package, version, pool path, sha256).
@@ -37,38 +38,6 @@ GLIBC = "2.31"
 GCC = "10"
 
 _CANDIDATES = ["clang-%d" % v for v in range(MAX_CLANG, MIN_CLANG - 1, -1)]
-
-# Absolute symbolic links (Debian's /lib/..., which Bazel's extraction
-# rewrites to this directory's absolute path) would name the build machine's
-# files or this output base: made relative, inside the sysroot.
-_RELINK = """
-set -e
-here="$(pwd)"
-real="$(pwd -P)"
-find . -type l | while read -r link; do
-  target="$(readlink "$link")"
-  case "$target" in
-    "$here"/*) target="${target#"$here"}" ;;
-    "$real"/*) target="${target#"$real"}" ;;
-  esac
-  case "$target" in
-    /*)
-      dir="$(dirname "${link#./}")"
-      up="$(echo "$dir" | sed -e 's|[^/][^/]*|..|g')"
-      ln -sfn "$up$target" "$link"
-      ;;
-  esac
-done
-# The C library's linker scripts (libc.so, libm.so, libpthread.so) name absolute
-# paths, which ld reads inside the sysroot only when it finds the script
-# there, and a sandbox's copy of the script is a link to elsewhere: '=' says
-# "in the sysroot" explicitly.
-for f in usr/lib/x86_64-linux-gnu/*.so; do
-  if [ -f "$f" ] && [ ! -L "$f" ] && head -c 200 "$f" | grep -q "GNU ld script"; then
-    sed -i -e '/^GROUP/s| /| =/|g' -e '/^INPUT/s| /| =/|g' "$f"
-  fi
-done
-"""
 
 def _find_clang(rctx):
     explicit = rctx.os.environ.get("SYSROOT_CLANG", "")
@@ -110,9 +79,7 @@ def _sysroot_impl(rctx):
             fail("tests/sysroot: {} has no data archive".format(path))
         rctx.extract(data[0], output = "sysroot")
     rctx.delete("_debs")
-    result = rctx.execute(["/bin/sh", "-c", _RELINK], working_directory = "sysroot")
-    if result.return_code != 0:
-        fail("tests/sysroot: making the sysroot's symbolic links relative failed: " + result.stderr)
+    make_root_standalone(rctx, "sysroot", "tests/sysroot")
 
     # The toolchain's rules: rules_cc's own, as Bazel's autoconfiguration writes them.
     rctx.symlink(Label("@rules_cc//cc/private/toolchain:unix_cc_toolchain_config.bzl"), "cc_toolchain_config.bzl")
