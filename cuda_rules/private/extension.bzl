@@ -5,6 +5,8 @@ load("//cuda_rules/private/repo:arch_repositories.bzl", "native_archs_repository
 load("//cuda_rules/private/repo:components.bzl", "CUDA_COMPONENTS")
 load("//cuda_rules/private/repo:cuda_debs.bzl", "CUDA_DEBS")
 load("//cuda_rules/private/repo:cuda_libraries.bzl", "CUDA_LIBRARY_VERSIONS")
+load("//cuda_rules/private/repo:host_gcc.bzl", "host_gcc_repository")
+load("//cuda_rules/private/repo:host_gcc_debs.bzl", "HOST_GCC")
 load("//cuda_rules/private/repo:library_repository.bzl", "cuda_hub_alias_repository", "cuda_hub_repository", "cuda_library_repository")
 load("//cuda_rules/private/repo:redist.bzl", "NVIDIA_REDIST", "manifest_urls", "parse_version")
 load(
@@ -472,6 +474,12 @@ def _cuda_impl(module_ctx):
     # Fetched (the GPUs detected) only by a build that reads it: one with
     # --@rules_cuda_stages//cuda_rules:archs=native.
     native_archs_repository(name = "cuda_native_archs")
+
+    # The hermetic host C++ toolchains, fetched only by a build that selects
+    # one (--@rules_cuda_stages//cuda_rules:host_toolchain=gcc10;
+    # cuda_rules/host_toolchain/BUILD.bazel registers them).
+    for toolchain in HOST_GCC:
+        host_gcc_repository(name = "cuda_host_" + toolchain, toolchain = toolchain)
 
 cuda = module_extension(
     implementation = _cuda_impl,

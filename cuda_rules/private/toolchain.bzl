@@ -52,7 +52,8 @@ def host_compiler_error(label, version, max_gcc, gcc, compiler):
         return None
     return ("rules_cuda_stages: CUDA {version} ({label}) accepts gcc {max} and older as host compiler " +
             "(its crt/host_config.h), but the C++ toolchain's compiler is gcc {gcc} ({compiler}). " +
-            "Fix: point Bazel's C++ toolchain at gcc {max} or older (e.g. --repo_env=CC=gcc-{max}, or " +
+            "Fix: build with the hermetic gcc 10 (--@rules_cuda_stages//cuda_rules:host_toolchain=gcc10), " +
+            "point Bazel's C++ toolchain at gcc {max} or older (e.g. --repo_env=CC=gcc-{max}, or " +
             "register a C++ toolchain for it), or use a CUDA toolkit that accepts gcc {gcc} " +
             "(--@rules_cuda_stages//cuda_rules:toolkit=...; docs/toolkits.md lists each version's limit). " +
             "To compile anyway with nvcc's -allow-unsupported-compiler, set " +

@@ -279,6 +279,7 @@ def _host_compiler_test_impl(ctx):
         "CUDA 12.4 (@cuda_12_4_x86_64) accepts gcc 13 and older",
         "the C++ toolchain's compiler is gcc 14 (/usr/bin/gcc)",
         "--repo_env=CC=gcc-13",
+        "--@rules_cuda_stages//cuda_rules:host_toolchain=gcc10",
         "host_compiler_check = False",
     ])
     return unittest.end(env)

@@ -1,0 +1,191 @@
+"""Regenerates cuda_rules/private/repo/host_gcc_debs.bzl: the hermetic host C++ toolchains
+(gcc, binutils and the C library they build against) from Debian's packages, pinned by
+URL and sha256.
+
+Usage (any Python 3.9+, no third-party packages; needs Debian's mirror):
+    python3 tools/host_gcc/lock.py                        # every toolchain of TOOLCHAINS below
+    python3 tools/host_gcc/lock.py --cache_dir=/tmp/debs  # keep the downloaded .debs
+
+//tools/host_gcc:table writes the table again from what it holds (`--render`,
+no network), and dev/BUILD.bazel checks it in like every generated file.
+
+A toolchain is the dependency closure (Depends and Pre-Depends, first
+alternatives) of a few root packages in ONE Debian suite, so the compiler, its
+libraries and the C library it runs on and links against were built together
+(docs/toolkits.md, "The hermetic host compiler"). The repository rule unpacks
+every package whole into one root directory. The compiler's programs run with
+that root's own dynamic loader and libraries, so they need nothing from the
+machine but a Linux kernel; the same root is the --sysroot of every compile and
+link, so a binary needs the suite's glibc or newer, nothing else.
+"""
+
+import argparse
+import os
+import re
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+if __package__ in (None, ""):  # run as a plain script: import from this checkout
+    sys.path.insert(0, ROOT)
+
+from tools.cuda_debs import lock as debs  # noqa: E402
+from tools.starlark_table import starlark_table  # noqa: E402
+
+TABLE = os.path.join(ROOT, "cuda_rules", "private", "repo", "host_gcc_debs.bzl")
+MIRROR = "https://deb.debian.org/debian"
+# Where a suite's files stay once it leaves the mirror (bullseye's long-term support ends in 2026).
+ARCHIVE = "https://archive.debian.org/debian"
+
+PLATFORMS = {"x86_64": ("amd64", "x86_64-linux-gnu")}
+
+# name -> the suite, the gcc major, the root packages, and packages of the
+# closure left out (ONC RPC's headers and Kerberos, which libc6-dev pulls in
+# through libnsl-dev; no C++ or CUDA build includes them).
+TOOLCHAINS = {
+    "gcc10": {
+        "suite": "bullseye",
+        "gcc": "10",
+        "roots": ["g++-10", "binutils", "libc6-dev"],
+        "left_out": ["libnsl-dev", "libtirpc-dev", "rpcsvc-proto"],
+        # nvcc accepts gcc 10 as host compiler from CUDA 11.1 on; 12.4 refuses gcc > 13.
+        "toolkits": ["12.4", "13.0", "13.5"],
+    },
+}
+
+# What every toolchain root must hold after extraction ({gcc}: the major, {triplet}: the platform's).
+REQUIRED = [
+    "usr/bin/{triplet}-gcc-{gcc}",
+    "usr/bin/{triplet}-g++-{gcc}",
+    "usr/bin/{triplet}-cpp-{gcc}",
+    "usr/bin/{triplet}-as",
+    "usr/bin/{triplet}-ld.bfd",
+    "usr/bin/{triplet}-ar",
+    "usr/lib/gcc/{triplet}/{gcc}/cc1",
+    "usr/lib/gcc/{triplet}/{gcc}/cc1plus",
+    "usr/lib/gcc/{triplet}/{gcc}/collect2",
+    "usr/lib/gcc/{triplet}/{gcc}/include/stddef.h",
+    "usr/include/c++/{gcc}/vector",
+    "usr/include/{triplet}/c++/{gcc}/bits/c++config.h",
+    "usr/include/stdlib.h",
+    "usr/include/{triplet}/bits/libc-header-start.h",
+    "usr/include/linux/limits.h",
+    "usr/lib/{triplet}/crt1.o",
+    "usr/lib/{triplet}/libc_nonshared.a",
+    "lib/{triplet}/libc.so.6",
+    "lib64/ld-linux-x86-64.so.2",
+]
+
+
+def closure(index, roots, left_out):
+    """The packages `roots` need (Depends and Pre-Depends, first alternative each), sorted."""
+    seen = set()
+    stack = list(roots)
+    while stack:
+        name = stack.pop()
+        if name in seen or name in left_out:
+            continue
+        if name not in index:
+            raise debs.LockError("%s is not in the index" % name)
+        seen.add(name)
+        fields = index[name][0]
+        for field in ("Pre-Depends", "Depends"):
+            for alternatives in fields.get(field, "").split(","):
+                first = alternatives.split("|")[0].strip()
+                if first:
+                    stack.append(re.split(r"[ :(]", first)[0])
+    return sorted(seen)
+
+
+def lock_platform(mirror, config, platform):
+    arch, triplet = PLATFORMS[platform]
+    index = mirror.index(config["suite"], "main", arch)
+    entries = []
+    held = set()
+    for name in closure(index, config["roots"], set(config["left_out"])):
+        fields = index[name][0]
+        data_name, members = debs.deb_members(mirror.deb(fields))
+        if data_name != "data.tar.xz":
+            raise debs.LockError("%s: %s (the repository rule expects data.tar.xz)" % (name, data_name))
+        held.update(p for p, (kind, _) in members.items() if kind != "dir")
+        entries.append({
+            "package": name,
+            "version": fields["Version"],
+            "filename": os.path.basename(fields["Filename"]),
+            "urls": [mirror.base + "/" + fields["Filename"], ARCHIVE + "/" + fields["Filename"]],
+            "sha256": fields["SHA256"],
+            "size": int(fields["Size"]),
+            "type": "deb",
+            "output": "root",
+        })
+        print("  %s %-28s %-24s %6.1f MB" % (platform, name, fields["Version"], int(fields["Size"]) / 1e6))
+    required = [p.format(gcc=config["gcc"], triplet=triplet) for p in REQUIRED]
+    missing = [p for p in required if p not in held]
+    if missing:
+        raise debs.LockError("%s: the packages give no %s" % (platform, ", ".join(missing)))
+    return entries
+
+
+def lock(mirror, name):
+    config = TOOLCHAINS[name]
+    entry = {
+        "suite": config["suite"],
+        "gcc": config["gcc"],
+        "toolkits": config["toolkits"],
+        "triplets": {p: t for p, (_, t) in PLATFORMS.items()},
+        "debs": {},
+    }
+    for platform in sorted(PLATFORMS):
+        entry["debs"][platform] = lock_platform(mirror, config, platform)
+    versions = {d["package"]: d["version"] for d in entry["debs"]["x86_64"]}
+    entry["gcc_version"] = versions["gcc-" + config["gcc"]]
+    entry["glibc_version"] = versions["libc6"]
+    entry["glibc"] = ".".join(versions["libc6"].split("-")[0].split(".")[:2])
+    entry["binutils_version"] = versions["binutils"]
+    return entry
+
+
+def render(table):
+    return (
+        '"""Hermetic host C++ toolchains from Debian\'s packages. Generated by tools/host_gcc/lock.py: do not edit.\n\n'
+        "Per toolchain: the Debian suite, the gcc major and the versions of gcc, glibc and binutils,\n"
+        "the CUDA versions whose nvcc accepts it, and per platform every .deb of the closure, each\n"
+        "unpacked whole into the repository's root/ (cuda_rules/private/repo/host_gcc.bzl).\n"
+        '"""\n\n'
+        "HOST_GCC = " + starlark_table.render(table) + "\n"
+    )
+
+
+def read_table(path=TABLE):
+    """HOST_GCC of the generated file (JSON-compatible Starlark)."""
+    with open(path) as f:
+        return starlark_table.read(f.read(), "HOST_GCC")
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("names", nargs="*", help="toolchains (default: all of TOOLCHAINS)")
+    parser.add_argument("--mirror", default=MIRROR, help="Debian mirror (the URLs written are this mirror's, then the archive's)")
+    parser.add_argument("--cache_dir", default="", help="keep downloaded .debs here and reuse them")
+    parser.add_argument("--render", nargs=2, metavar=("TABLE", "OUT"), help="no network: write the table again from what it holds")
+    args = parser.parse_args(argv)
+    if args.render:
+        with open(args.render[1], "w") as f:
+            f.write(render(read_table(args.render[0])))
+        return
+    mirror = debs.Mirror(args.mirror, args.cache_dir)
+    table = {}
+    for name in args.names or sorted(TOOLCHAINS):
+        if name not in TOOLCHAINS:
+            parser.error("%s is not in TOOLCHAINS (it has %s)" % (name, ", ".join(sorted(TOOLCHAINS))))
+        print("%s from Debian %s" % (name, TOOLCHAINS[name]["suite"]))
+        try:
+            table[name] = lock(mirror, name)
+        except debs.LockError as e:
+            sys.exit("lock.py: %s: %s" % (name, e))
+    with open(TABLE, "w") as f:
+        f.write(render(table))
+    print("wrote " + TABLE)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
