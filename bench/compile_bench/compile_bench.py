@@ -27,6 +27,10 @@ repetition), each build cold (bazel clean, a fresh --disk_cache):
              what the setting costs or gains on this machine
   nolog      Bazel, staged, 4 archs, without an execution log (what writing the
              log, which every other Bazel build does, costs)
+  gcc10      Bazel, staged, 4 archs, without an execution log, with the hermetic
+             host toolchain (--//cuda_rules:host_toolchain=gcc10): beside nolog,
+             what it costs against the machine's compiler (its fetch happens in
+             the untimed analysis pass)
 
 Bazel runs with --jobs = cores, its own output base and no convenience
 symlinks; each timed Bazel build follows an untimed --nobuild pass with the
@@ -60,8 +64,8 @@ from bench.compile_bench import nvcc_runs  # noqa: E402
 BAZELW = os.path.join(REPO, "tools", "bazelw")
 TARGETS = ["@rules_cuda_stages_bench//:all"]
 ALL_BLOCKS = ["staged4", "unstaged4", "nvcc4", "staged1", "unstaged1", "nvcc1", "pincost", "nolog"]
-# Not in a default run: bench/run --blocks=nolog,split4.
-OTHER_BLOCKS = ["split4"]
+# Not in a default run: bench/run --blocks=nolog,split4 (or nolog,gcc10).
+OTHER_BLOCKS = ["split4", "gcc10"]
 EDIT_MARK = "// bench/run: a host-only edit above everything (shifts every line).\n"
 EDIT = EDIT_MARK + "static int compile_bench_host_only_edit() { return 42; }\n"
 
@@ -306,6 +310,9 @@ class Bench:
     def block_split(self, rep):
         self.cold_without_log(rep, "cold_split%d" % self.opts.split, ["--//cuda_rules:split_compile=%d" % self.opts.split])
 
+    def block_gcc10(self, rep):
+        self.cold_without_log(rep, "cold_gcc10", ["--//cuda_rules:host_toolchain=gcc10"])
+
     def block_unstaged(self, rep, archs, four):
         variant = "bazel_unstaged"
         self.bazel("clean")
@@ -357,6 +364,7 @@ class Bench:
             "pincost": self.block_pincost,
             "nolog": self.block_nolog,
             "split4": self.block_split,
+            "gcc10": self.block_gcc10,
         }
         for rep in range(1, self.opts.reps + 1):
             order = blocks if rep % 2 else list(reversed(blocks))

@@ -196,6 +196,23 @@ def log_cost_table(groups, archs):
     return lib.markdown_table(["staged cold build", "wall", "CPU of the compilers", "CPU of the Bazel server"], rows)
 
 
+def settings_table(groups, archs):
+    """Cold staged builds with a setting (split4, gcc10: scenario cold_<setting>) beside cold_nolog, paired by repetition."""
+    without = groups.get(("bazel_staged", "cold_nolog", archs, "corpus", None), [])
+    settings = sorted({k[1] for k in groups if k[0] == "bazel_staged" and k[2] == archs and k[1].startswith("cold_")
+                       and k[1] not in ("cold", "cold_nolog") and k[3] == "corpus" and k[4] is None})
+    if not without or not settings:
+        return "(not measured)"
+    rows = [["none (the machine's compiler, no split)", _spread_text(without, "wall_s"), _spread_text(without, "cpu_actions_s"), "1.00x", "1.00x"]]
+    for scenario in settings:
+        runs = groups[("bazel_staged", scenario, archs, "corpus", None)]
+        rows.append([scenario[len("cold_"):], _spread_text(runs, "wall_s"), _spread_text(runs, "cpu_actions_s"),
+                     lib.fmt_ratio(lib.ratio_summary(runs, without, "wall_s")),
+                     lib.fmt_ratio(lib.ratio_summary(runs, without, "cpu_actions_s"))])
+    return lib.markdown_table(["setting (staged cold build, no execution log)", "wall", "CPU of the compilers",
+                               "÷ none, wall", "÷ none, CPU"], rows)
+
+
 def stage_table(groups, archs):
     runs = _cold(groups, "bazel_staged", archs)
     if not runs:
@@ -252,6 +269,10 @@ def tables(path, archs, dev_archs):
         "### What the execution log costs (staged, cold, %s)" % archs,
         "",
         log_cost_table(groups, archs),
+        "",
+        "### Settings: split compilation, the hermetic host toolchain (staged, cold, %s)" % archs,
+        "",
+        settings_table(groups, archs),
         "",
         "### Where the staged cold build's time goes (%s; action wall time, single-threaded tools)" % archs,
         "",
