@@ -118,6 +118,19 @@ class ScriptLinesTest(unittest.TestCase):
         run = self._preprocess("echo 'w: same' >&2", "echo 'w: same' >&2", "echo 'w: other' >&2", "echo 'w: same' >&2")
         self.assertEqual((run.returncode, run.stderr), (0, "w: same\nw: other\n"))
 
+    def test_a_missing_compiler_gets_the_hermetic_toolchains_hint(self):
+        # A remote executor without the C++ toolchain's compiler: the shell's "not found", status 127.
+        run = self._preprocess("true", "/nonexistent/bin/gcc -E x.cu")
+        self.assertEqual(run.returncode, 127)
+        self.assertIn("/nonexistent/bin/gcc: not found", run.stderr.splitlines()[0])
+        hint = [line for line in run.stderr.splitlines() if line.startswith("rules_cuda_stages:")]
+        self.assertEqual(len(hint), 1, run.stderr)
+        self.assertIn("//pkg:k (CudaPreprocess): a program this stage runs is not on the machine that ran it", hint[0])
+        self.assertIn("--@rules_cuda_stages//cuda_rules:host_toolchain=gcc10", hint[0])
+        # Any other failure: no such hint.
+        run = self._preprocess("echo 'e: x' >&2; exit 1")
+        self.assertNotIn("host_toolchain=gcc10", run.stderr)
+
     def test_the_front_ends_run_side_by_side_and_say_an_error_once(self):
         with tempfile.TemporaryDirectory() as d:
             out = os.path.join(d, "k.cudafe1.cpp")

@@ -179,6 +179,27 @@ class PlannerTest(unittest.TestCase):
         self.assertIn(b"second.kernel.cu", from_worker[second.scripts["cicc/compute_90"]])
         self.assertNotIn(b"axpy-kernel", b"".join(from_worker.values()))
 
+    def test_a_host_compiler_missing_on_this_machine_gets_the_fix(self):
+        # A remote executor without the C++ toolchain's compiler: nvcc runs it even for its plan.
+        execroot, _ = self._execroot()
+        nvcc = os.path.join(execroot, "external", self.toolkit_repo, "bin", "nvcc")
+        args = list(self.nvcc_args)
+        at = args.index("-ccbin") + 1
+        for ccbin, missing in ((args[at], False), ("/nonexistent/bin/gcc", True)):
+            args[at] = ccbin
+            try:
+                dryrun.run_dryrun(nvcc, args, cwd=execroot)
+                error = ""
+            except dryrun.PlanError as e:
+                error = str(e)
+            if not missing:
+                self.assertEqual(error, "")
+                continue
+            self.assertIn("nvcc fatal", error)
+            last = error.splitlines()[-1]
+            self.assertTrue(last.startswith("the host compiler /nonexistent/bin/gcc (the C++ toolchain's"), last)
+            self.assertIn("--@rules_cuda_stages//cuda_rules:host_toolchain=gcc10", last)
+
     def test_dryrun_cache_asks_nvcc_once_per_set_of_flags(self):
         execroot, _ = self._execroot()
         _, second_args, _ = self._second(execroot)

@@ -336,8 +336,22 @@ def run_dryrun(nvcc, nvcc_args, cwd=None, env=None):
         check=False,
     )
     if proc.returncode != 0:
-        raise PlanError("`nvcc --dryrun %s` failed:\n%s" % (" ".join(nvcc_args), proc.stderr + proc.stdout))
+        message = "`nvcc --dryrun %s` failed:\n%s" % (" ".join(nvcc_args), proc.stderr + proc.stdout)
+        ccbin = value_after(list(nvcc_args), "-ccbin") or value_after(list(nvcc_args), "--compiler-bindir")
+        if ccbin and "/" in ccbin and not os.path.exists(os.path.join(cwd or "", ccbin)):
+            message = message.rstrip("\n") + "\n" + MISSING_COMPILER % ccbin
+        raise PlanError(message)
     return proc.stderr + proc.stdout
+
+
+# nvcc runs the host compiler even for its plan: on a remote executor without
+# it, CudaPlan is the first stage to fail.
+MISSING_COMPILER = (
+    "the host compiler %s (the C++ toolchain's, by its path on the machine Bazel runs on) is not on the machine "
+    "that ran this action, e.g. a remote executor. Fix: build with the hermetic host toolchain "
+    "(--@rules_cuda_stages//cuda_rules:host_toolchain=gcc10), whose compiler comes with every action, or run "
+    "these actions where that compiler is."
+)
 
 
 def to_json(plan):

@@ -232,6 +232,16 @@ HINTS = (
     ),
 )
 
+# A program the stage runs is not on the machine that ran it: the shell's
+# exit status 127 ("not found"). On a remote executor this is the C++
+# toolchain's compiler, named by its path on Bazel's machine.
+MISSING_PROGRAM_HINT = (
+    "a program this stage runs is not on the machine that ran it (exit status 127; the shell names it above). "
+    "A remote executor runs the C++ toolchain's compiler at its path on Bazel's machine. Fix: build with the "
+    "hermetic host toolchain (--@rules_cuda_stages//cuda_rules:host_toolchain=gcc10), whose compiler comes "
+    "with every action, or run these actions where that compiler is."
+)
+
 # The working directory as every stage spells it: the same on every machine,
 # checkout and sandbox (cicc -G and gcc -g record it in debug info and take it
 # from $PWD when that names the same directory).
@@ -294,6 +304,9 @@ def hint_lines(label, mnemonic, errs):
         "if [ $rc -ne 0 ] && grep -q %s %s; then echo %s >&2; fi"
         % (shlex.quote(needle), errs, shlex.quote("rules_cuda_stages: %s (%s): %s" % (label, mnemonic, hint)))
         for needle, hint in HINTS
+    ] + [
+        "if [ $rc -eq 127 ]; then echo %s >&2; fi"
+        % shlex.quote("rules_cuda_stages: %s (%s): %s" % (label, mnemonic, MISSING_PROGRAM_HINT)),
     ]
 
 
