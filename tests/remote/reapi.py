@@ -133,10 +133,12 @@ class _Server:
 class RemoteWorker(_Server):
     """Bazel's RemoteWorker: CAS, action cache and (optionally) execution."""
 
-    def __init__(self, root, jobs=2, execution=True):
+    def __init__(self, root, jobs=2, execution=True, prefix=()):
         self.root = root
         self.jobs = jobs
         self.execution = execution
+        # A command the server runs under (e.g. a mount namespace without the machine's compilers).
+        self.prefix = list(prefix)
         self.cas_path = os.path.join(root, "cas")
         self.log_path = os.path.join(root, "worker.log")
 
@@ -148,7 +150,7 @@ class RemoteWorker(_Server):
         runfiles = os.path.join(self.root, "runfiles")
         os.makedirs(runfiles, exist_ok=True)
         self.port = port or free_port()
-        args = [
+        args = self.prefix + [
             "java", "-cp", classes + ":" + classpath,
             "com.google.devtools.build.remote.worker.RemoteWorker",
             "--listen_port=%d" % self.port,
