@@ -344,13 +344,18 @@ def run_dryrun(nvcc, nvcc_args, cwd=None, env=None):
     return proc.stderr + proc.stdout
 
 
+# What to do when the host compiler is not where an action runs (the planner's
+# message below, and the stage scripts' hint: scripts.MISSING_PROGRAM_HINT).
+HOST_COMPILER_FIX = (
+    "Fix: build with the hermetic host toolchain (--@rules_cuda_stages//cuda_rules:host_toolchain=gcc10), whose "
+    "compiler comes with every action, or run these actions where that compiler is."
+)
+
 # nvcc runs the host compiler even for its plan: on a remote executor without
 # it, CudaPlan is the first stage to fail.
 MISSING_COMPILER = (
     "the host compiler %s (the C++ toolchain's, by its path on the machine Bazel runs on) is not on the machine "
-    "that ran this action, e.g. a remote executor. Fix: build with the hermetic host toolchain "
-    "(--@rules_cuda_stages//cuda_rules:host_toolchain=gcc10), whose compiler comes with every action, or run "
-    "these actions where that compiler is."
+    "that ran this action, e.g. a remote executor. " + HOST_COMPILER_FIX
 )
 
 

@@ -237,9 +237,7 @@ HINTS = (
 # toolchain's compiler, named by its path on Bazel's machine.
 MISSING_PROGRAM_HINT = (
     "a program this stage runs is not on the machine that ran it (exit status 127; the shell names it above). "
-    "A remote executor runs the C++ toolchain's compiler at its path on Bazel's machine. Fix: build with the "
-    "hermetic host toolchain (--@rules_cuda_stages//cuda_rules:host_toolchain=gcc10), whose compiler comes "
-    "with every action, or run these actions where that compiler is."
+    "A remote executor runs the C++ toolchain's compiler at its path on Bazel's machine. " + dryrun.HOST_COMPILER_FIX
 )
 
 # The working directory as every stage spells it: the same on every machine,
