@@ -136,12 +136,7 @@ def _host_gcc_impl(rctx):
             "%sysroot%/usr/include/c++/{}/backward".format(major),
         ]),
         target_cpu = {"x86_64": "k8"}[platform],
-        platform = platform,
-    ))
-    rctx.file("defs.bzl", "HOST_GCC_ROOT = {}\nGLIBC = {}\nGCC_VERSION = {}\n".format(
-        repr(root),
-        repr(entry["glibc"]),
-        repr(entry["gcc_version"]),
+        triplet = triplet,
     ))
 
 _BUILD = """# Written by rules_cuda_stages (cuda_rules/private/repo/host_gcc.bzl): {what}.
@@ -150,12 +145,10 @@ load(":cc_toolchain_config.bzl", "cc_toolchain_config")
 
 package(default_visibility = ["//visibility:public"])
 
-exports_files(glob(["bin/*"]))
-
 # What the programs load (root/'s loader and libraries) and the wrappers.
 filegroup(
     name = "runtime",
-    srcs = glob(["bin/*", "root/usr/bin/*", "root/lib/**", "root/lib64/**", "root/usr/lib/{platform}-linux-gnu/*.so*"]),
+    srcs = glob(["bin/*", "root/usr/bin/*", "root/lib/**", "root/lib64/**", "root/usr/lib/{triplet}/*.so*"]),
 )
 
 filegroup(
@@ -182,7 +175,7 @@ cc_toolchain_config(
     compiler = "gcc",
     toolchain_identifier = "rules_cuda_stages_host_{name}",
     host_system_name = "local",
-    target_system_name = "{platform}-linux-gnu",
+    target_system_name = "{triplet}",
     target_libc = "glibc_{glibc}",
     abi_version = "gcc_{gcc}",
     abi_libc_version = "glibc_{glibc}",
