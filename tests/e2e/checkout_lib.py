@@ -131,6 +131,9 @@ class Checkout:
         self.name = name
         self.dir = os.path.join(root, name, "rules_cuda_stages")
         self.output_base = os.path.join(root, name + ".output_base")
+        # A command every Bazel command of this checkout runs under (e.g. one
+        # that mounts another compiler first): its server starts under it too.
+        self.prefix = []
         shutil.copytree(
             _source_workspace(),
             self.dir,
@@ -160,7 +163,7 @@ class Checkout:
 
     def _command(self, args, startup=()):
         tmp = os.environ["TEST_TMPDIR"]
-        cmd = self.startup() + [*startup, args[0]]
+        cmd = self.prefix + self.startup() + [*startup, args[0]]
         if args[0] != "clean" and args[0] != "shutdown" and args[0] != "info":
             cmd += self.command_flags()
         elif args[0] == "info":
@@ -172,7 +175,7 @@ class Checkout:
         """Runs one Bazel command; its wall time goes to the test's log (where a slow test spends its time)."""
         start = time.monotonic()
         proc = subprocess.run(cmd, cwd=self.dir, env=env, capture_output=True, text=True)
-        shown = " ".join(a for a in cmd[2:] if not a.startswith(("--repository_cache=", "--noshow_progress", "--config=offline")))
+        shown = " ".join(a for a in cmd[len(self.prefix) + 2:] if not a.startswith(("--repository_cache=", "--noshow_progress", "--config=offline")))
         print("[checkout %s] %.1f s, exit %d: bazel %s" % (self.name, time.monotonic() - start, proc.returncode, shown[:300]),
               file=sys.stderr, flush=True)
         return proc

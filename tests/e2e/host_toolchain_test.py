@@ -1,18 +1,22 @@
 """The host compiler in every key (issue 44), end to end with real nested Bazel builds.
 
 Two machines: checkouts at two paths with their own output bases, whose C++
-compilers sit at ONE path, $TEST_TMPDIR/machine/bin/gcc, a wrapper that runs
-the machine's gcc (tools/bazelw's gcc 12) on machine A and another compiler (a
-gcc 10 with its own C library: the hermetic toolchain's, called as a plain
-compiler) on machine B. Both build the CUB and vector_add examples for sm_90.
+compilers sit at ONE path with the SAME include paths: tools/bazelw's
+/opt/rules_cuda_stages/bin/gcc, which runs the gcc 12 of the toolchain root
+/opt/rules_cuda_stages/bookworm. On machine A that root is Debian 12's
+(gcc 12.2, glibc 2.36); on machine B, whose Bazel runs in a mount namespace,
+Debian 13's is mounted there (gcc 12.4, glibc 2.41: tools/bazelw's
+gcc12-trixie addon) -- the same compiler path and version line, different
+compilers and system headers, as on two CI images a point release apart.
+Both build the CUB and vector_add examples for sm_90.
 
 1. With the C++ toolchain Bazel autodetects (--repo_env=CC=that path): the two
-   compilers write different preprocessed files and host objects, and every
-   stage whose output differs has a different key on each machine, so nothing
-   one wrote is served to the other. (Here Bazel's autoconfiguration keeps them
-   apart: its include-directory list, an input of every host-compiler stage,
-   names gcc's major version and paths. Two compilers with the same include
-   paths, e.g. 13.2 and 13.3, share keys; docs/toolkits.md says so.)
+   compilers write different plans (nvcc passes the compiler's version to
+   cudafe++ and cicc) and preprocessed files under the SAME action keys (and
+   so, downstream, different host objects). Neither the compiler nor its headers is an input of an
+   action, and Bazel's autoconfiguration, whose include-directory list keeps
+   compilers of two major versions apart, sees the same list. A disk cache
+   one machine filled would serve its outputs to the other (the hole).
 2. With --//cuda_rules:host_toolchain=gcc10 on both machines, whatever their
    own compilers: every stage output is byte-identical, and machine B's build
    against machine A's disk cache takes every CUDA stage (device and host,
@@ -20,6 +24,7 @@ compiler) on machine B. Both build the CUB and vector_add examples for sm_90.
 """
 
 import os
+import subprocess
 import unittest
 
 from tests.e2e import checkout_lib
@@ -32,13 +37,20 @@ HERMETIC = "--//cuda_rules:host_toolchain=gcc10"
 # The stages that run the host compiler, and those whose outputs it writes.
 HOST_COMPILER_STAGES = ("CudaPreprocess", "CudaFrontend", "CudaHostCompile", "CudaEmbedFatbin")
 MACHINE_GCC = "/opt/rules_cuda_stages/bin/gcc"
+BOOKWORM = "/opt/rules_cuda_stages/bookworm"
+TRIXIE = "/opt/rules_cuda_stages/trixie"
+# Machine B's commands: its Bazel server (and so every action) sees the trixie root at the bookworm root's path.
+ON_MACHINE_B = ["unshare", "--mount", "--propagation", "private", "--",
+                "/bin/sh", "-c", 'mount --bind "$1" "$2" && shift 2 && exec "$@"', "sh", TRIXIE, BOOKWORM]
 
 
-def _wrapper(path, compiler):
-    with open(path + ".tmp", "w") as f:
-        f.write('#!/bin/sh\nexec %s "$@"\n' % compiler)
-    os.chmod(path + ".tmp", 0o755)
-    os.replace(path + ".tmp", path)
+def _compiler(prefix):
+    """(version, C++ include search list) of the machine compiler, run under prefix."""
+    def run(*args, stdin=None):
+        return subprocess.run(prefix + [MACHINE_GCC, *args], input=stdin, capture_output=True, text=True, check=True)
+    listing = run("-xc++", "-E", "-v", "-", stdin="").stderr
+    search = listing.split("#include <...> search starts here:", 1)[1].split("End of search list.", 1)[0]
+    return run("-dumpfullversion").stdout.strip(), search.split()
 
 
 def _keys(log):
@@ -51,33 +63,29 @@ class HostToolchainTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         tmp = os.environ["TEST_TMPDIR"]
-        compiler_dir = os.path.join(tmp, "machine", "bin")
-        os.makedirs(compiler_dir)
-        cls.compiler = os.path.join(compiler_dir, "gcc")
-        cc = "--repo_env=CC=" + cls.compiler
+        cc = "--repo_env=CC=" + MACHINE_GCC
         cls.a = Checkout(tmp, "machine-a")
         cls.b = Checkout(tmp, "machine-b-at-a-longer-path")
+        cls.b.prefix = ON_MACHINE_B
         disk_cache = os.path.join(tmp, "disk_cache")
         cls.logs = {name: os.path.join(tmp, name + ".json") for name in ("a_auto", "b_auto", "a_hermetic", "b_hermetic")}
         try:
             if not os.path.exists(MACHINE_GCC):
                 raise unittest.SkipTest("no %s: this test runs under tools/bazelw" % MACHINE_GCC)
-            _wrapper(cls.compiler, MACHINE_GCC)
+            if not os.path.exists(os.path.join(TRIXIE, "usr/bin/gcc-12")):
+                raise AssertionError("no %s: machine B's compiler is tools/bazelw's gcc12-trixie addon. "
+                                     "Fix: tools/bazelw --bazelw-addon gcc12-trixie" % TRIXIE)
+            cls.compilers = [_compiler(prefix) for prefix in ([], ON_MACHINE_B)]
             # A disk cache of each machine's own: Bazel's log then records every action's key.
-            cls.a.bazel("build", cc, "--disk_cache=" + os.path.join(tmp, "disk_cache_a"),
-                        "--execution_log_json_file=" + cls.logs["a_auto"], *TARGETS)
+            for c, name in ((cls.a, "a_auto"), (cls.b, "b_auto")):
+                c.bazel("build", cc, "--disk_cache=" + os.path.join(tmp, "disk_cache_" + name),
+                        "--execution_log_json_file=" + cls.logs[name], *TARGETS)
             cls.a_auto = cls.a.cuda_outputs(ARCHS)
-            cls.a.bazel("clean")
+            cls.b_auto = cls.b.cuda_outputs(ARCHS)
+            for c in (cls.a, cls.b):
+                c.bazel("clean")
             cls.a.bazel("build", cc, HERMETIC, "--disk_cache=" + disk_cache, "--execution_log_json_file=" + cls.logs["a_hermetic"], *TARGETS)
             cls.a_hermetic = cls.a.cuda_outputs(ARCHS, HERMETIC)
-            # Machine B's compiler: another gcc at the same path.
-            gcc10 = os.path.join(cls.a.output_base, "external", [d for d in os.listdir(os.path.join(cls.a.output_base, "external"))
-                                                                 if d.endswith("cuda_host_gcc10")][0], "bin", "gcc")
-            _wrapper(cls.compiler, gcc10)
-            cls.b.bazel("build", cc, "--disk_cache=" + os.path.join(tmp, "disk_cache_b"),
-                        "--execution_log_json_file=" + cls.logs["b_auto"], *TARGETS)
-            cls.b_auto = cls.b.cuda_outputs(ARCHS)
-            cls.b.bazel("clean")
             # Every output fetched from the cache (not only the top-level ones), to compare them all.
             cls.b.bazel("build", cc, HERMETIC, "--disk_cache=" + disk_cache, "--remote_download_all",
                         "--execution_log_json_file=" + cls.logs["b_hermetic"], *TARGETS)
@@ -85,21 +93,29 @@ class HostToolchainTest(unittest.TestCase):
         finally:
             checkout_lib.shut_down(cls.a, cls.b)
 
+    def test_two_compilers_at_one_path_with_one_include_list(self):
+        (version_a, include_a), (version_b, include_b) = self.compilers
+        self.assertEqual((version_a.split(".")[:2], version_b.split(".")[:2]), (["12", "2"], ["12", "4"]))
+        self.assertEqual(include_a, include_b)
+        self.assertTrue(all(d.startswith(BOOKWORM + "/") for d in include_a), include_a)
+
     def test_the_two_machines_compilers_write_different_host_code(self):
         different = sorted(p for p in self.a_auto if p in self.b_auto and self.a_auto[p] != self.b_auto[p])
         self.assertTrue(any(p.endswith(".cpp4.ii") for p in different), different)
         self.assertTrue(any(p.endswith(".host.o") for p in different), different)
 
-    def test_autodetected_toolchain_serves_no_output_of_another_compiler(self):
-        a, b = _keys(self.logs["a_auto"]), _keys(self.logs["b_auto"])
-        checked = 0
-        for path, (mnemonic, key) in a.items():
-            if path not in b or path not in self.a_auto:
-                continue
-            if self.a_auto[path] != self.b_auto.get(path):
-                checked += 1
-                self.assertNotEqual(key, b[path][1], "%s %s: one key, two outputs" % (mnemonic, path))
-        self.assertGreater(checked, 0)
+    def test_autodetected_toolchain_gives_two_outputs_one_key(self):
+        """The hole: actions whose key is the same on both machines and whose outputs are not."""
+        b = {s.digest: s for s in cache_report_lib.read_log(self.logs["b_auto"])}
+        colliding = set()
+        for s in cache_report_lib.read_log(self.logs["a_auto"]):
+            other = b.get(s.digest)
+            if other is not None and other.output_digests != s.output_digests:
+                colliding.add(s.mnemonic)
+                print("one key (%s), two outputs: %s %s" % (s.digest[:12], s.mnemonic, s.outputs[0]))
+        # The preprocessed code cicc and cudafe++ compile (with libstdc++'s and glibc's headers), and the plan:
+        # nvcc tells cudafe++ and cicc the host compiler's version (--gnu_version=120200 or 120400).
+        self.assertEqual(colliding, {"CudaPlan", "CudaPreprocess"})
 
     def test_hermetic_toolchain_writes_the_same_bytes_on_both_machines(self):
         self.assertEqual(sorted(self.a_hermetic), sorted(self.b_hermetic))

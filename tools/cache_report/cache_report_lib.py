@@ -49,6 +49,7 @@ class Spawn:
     inputs: list = dataclasses.field(default_factory=list)
     input_sizes: list = dataclasses.field(default_factory=list)  # bytes, one per input
     output_files: int = 0  # the outputs it produced (0 where the log does not say)
+    output_digests: dict = dataclasses.field(default_factory=dict)  # {output path: its content's digest}
     output_bytes: int = 0
     platform: dict = dataclasses.field(default_factory=dict)  # exec properties, e.g. {"Pool": "large"}
     queue_s: float = 0.0  # remote execution: time queued on the executor before a worker took it
@@ -166,6 +167,7 @@ def read_binary_log(path):
                 inputs=[i.path for i in spawn.inputs],
                 input_sizes=[i.digest.size_bytes for i in spawn.inputs],
                 output_files=len(spawn.actual_outputs),
+                output_digests={o.path: o.digest.hash for o in spawn.actual_outputs},
                 output_bytes=sum(o.digest.size_bytes for o in spawn.actual_outputs),
                 platform={p.name: p.value for p in spawn.platform.properties},
                 queue_s=_duration_s(metrics.queue_time),
@@ -222,6 +224,7 @@ def read_json_log(path):
                 inputs=[i.get("path", "") for i in obj.get("inputs", [])],
                 input_sizes=[_size(i) for i in obj.get("inputs", [])],
                 output_files=len(obj.get("actualOutputs", [])),
+                output_digests={o.get("path", ""): (o.get("digest") or {}).get("hash", "") for o in obj.get("actualOutputs", [])},
                 output_bytes=sum(_size(o) for o in obj.get("actualOutputs", [])),
                 platform={p.get("name", ""): p.get("value", "") for p in (obj.get("platform") or {}).get("properties", [])},
                 queue_s=_seconds(metrics.get("queueTime")),
