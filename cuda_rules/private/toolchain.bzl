@@ -1,6 +1,7 @@
 """The cuda_toolchain rule and the toolchain type."""
 
 load("@cuda_toolchains//:toolkits.bzl", "TOOLKITS")
+load("@bazel_skylib//rules:common_settings.bzl", "BuildSettingInfo")
 load("@rules_cc//cc/common:cc_common.bzl", "cc_common")
 load("@rules_cc//cc/common:cc_info.bzl", "CcInfo")
 load(":providers.bzl", "CudaToolchainInfo")
@@ -46,35 +47,71 @@ def host_gcc_major(cc_toolchain):
                     majors.append(int(major))
     return majors[0] if majors and all([m == majors[0] for m in majors]) else 0
 
-def host_compiler_error(label, version, max_gcc, gcc, compiler):
-    """The message for a gcc newer than the toolkit accepts, or None."""
-    if not max_gcc or not gcc or gcc <= max_gcc:
+def host_clang_major(cc_toolchain):
+    """The major version of a C++ toolchain's clang, from its resource directory, or 0.
+
+    Every clang's built-in include directories hold <prefix>/lib/clang/<major>/include
+    (Bazel's C++ autoconfiguration and toolchains_llvm list it).
+
+    Args:
+      cc_toolchain: a CcToolchainInfo, or None.
+
+    Returns:
+      The major version, or 0 if the compiler is not clang or its version is unknown.
+    """
+    if cc_toolchain == None:
+        return 0
+    for d in cc_toolchain.built_in_include_directories:
+        parts = d.rstrip("/").split("/")
+        if len(parts) >= 4 and parts[-1] == "include" and parts[-3] == "clang" and parts[-4] in ("lib", "lib64"):
+            major = parts[-2].split(".")[0]
+            if major.isdigit():
+                return int(major)
+    return 0
+
+def host_compiler_error(label, version, compiler, max_version, found, path):
+    """The message for a host compiler newer than the toolkit accepts, or None.
+
+    Args:
+      label: the toolkit repository, e.g. @cuda_12_4_x86_64.
+      version: the toolkit's version.
+      compiler: "gcc" or "clang".
+      max_version: the newest major of that compiler the toolkit accepts; 0: unknown.
+      found: the C++ toolchain's major of that compiler; 0: not that compiler, or unknown.
+      path: the C++ toolchain's compiler executable.
+
+    Returns:
+      A string, or None.
+    """
+    if not max_version or not found or found <= max_version:
         return None
-    return ("rules_cuda_stages: CUDA {version} ({label}) accepts gcc {max} and older as host compiler " +
-            "(its crt/host_config.h), but the C++ toolchain's compiler is gcc {gcc} ({compiler}). " +
+    return ("rules_cuda_stages: CUDA {version} ({label}) accepts {c} {max} and older as nvcc's host compiler " +
+            "(its crt/host_config.h), but the C++ toolchain's compiler is {c} {found} ({path}). " +
             "Fix: build with the hermetic gcc 10 (--@rules_cuda_stages//cuda_rules:host_toolchain=gcc10), " +
-            "point Bazel's C++ toolchain at gcc {max} or older (e.g. --repo_env=CC=gcc-{max}, or " +
-            "register a C++ toolchain for it), or use a CUDA toolkit that accepts gcc {gcc} " +
+            "point Bazel's C++ toolchain at {c} {max} or older (e.g. --repo_env=CC={c}-{max}, or " +
+            "register a C++ toolchain for it), or use a CUDA toolkit that accepts {c} {found} " +
             "(--@rules_cuda_stages//cuda_rules:toolkit=...; docs/toolkits.md lists each version's limit). " +
             "To compile anyway with nvcc's -allow-unsupported-compiler, set " +
             "cuda.toolkit(version = \"{version}\", host_compiler_check = False) in MODULE.bazel.").format(
         version = version,
         label = label,
-        max = max_gcc,
-        gcc = gcc,
-        compiler = compiler,
+        c = compiler,
+        max = max_version,
+        found = found,
+        path = path,
     )
 
 def _cuda_toolchain_impl(ctx):
-    if ctx.attr.host_compiler_check and ctx.attr.max_gcc:
+    if ctx.attr.host_compiler_check:
         cc_toolchain = ctx.attr._cc_toolchain[cc_common.CcToolchainInfo] if cc_common.CcToolchainInfo in ctx.attr._cc_toolchain else None
-        error = host_compiler_error(
-            str(ctx.label).split("//")[0],
-            ctx.attr.version,
-            ctx.attr.max_gcc,
-            host_gcc_major(cc_toolchain),
-            cc_toolchain.compiler_executable if cc_toolchain else "",
-        )
+        path = cc_toolchain.compiler_executable if cc_toolchain else ""
+        label = str(ctx.label).split("//")[0]
+        error = host_compiler_error(label, ctx.attr.version, "gcc", ctx.attr.max_gcc, host_gcc_major(cc_toolchain), path)
+
+        # clang is nvcc's host compiler only with compiler=nvcc; in clang mode it
+        # compiles CUDA itself, and compile/clang.bzl checks the pair.
+        if not error and ctx.attr._compiler[BuildSettingInfo].value == "nvcc":
+            error = host_compiler_error(label, ctx.attr.version, "clang", ctx.attr.max_clang, host_clang_major(cc_toolchain), path)
         if error:
             fail(error)
     nvcc = ctx.file.nvcc
@@ -124,10 +161,15 @@ cuda_toolchain = rule(
         "runtime": attr.label(mandatory = True, providers = [CcInfo], doc = "The CUDA runtime library (cc_library)."),
         "supported_archs": attr.string_list(doc = "The archs the toolkit's nvcc builds (its `nvcc --help`: the values of --gpu-code); empty: unknown."),
         "max_gcc": attr.int(doc = "The newest gcc major the toolkit accepts as host compiler (crt/host_config.h); 0: unknown."),
-        "host_compiler_check": attr.bool(default = True, doc = "Fail analysis when the C++ toolchain's gcc is newer than max_gcc."),
+        "max_clang": attr.int(doc = "The newest clang major the toolkit's nvcc accepts as host compiler (crt/host_config.h); 0: unknown."),
+        "host_compiler_check": attr.bool(default = True, doc = "Fail analysis when the C++ toolchain's gcc (or clang, as nvcc's host compiler) is newer than max_gcc (max_clang)."),
         "_cc_toolchain": attr.label(
             default = "@rules_cc//cc:optional_current_cc_toolchain",
             doc = "The C++ toolchain of the configuration, for the host compiler check.",
+        ),
+        "_compiler": attr.label(
+            default = "//cuda_rules:compiler",
+            doc = "nvcc or clang as the CUDA compiler: clang's limit applies to nvcc's host compiler only.",
         ),
     },
     provides = [platform_common.ToolchainInfo],

@@ -2,11 +2,11 @@
 
 load("@bazel_skylib//lib:unittest.bzl", "asserts", "unittest")
 load("//cuda_rules/private:extension.bzl", "library_repositories", "repo_name", "rules_cuda_tags", "toolkits_from_tags")  # buildifier: disable=bzl-visibility
-load("//cuda_rules/private:toolchain.bzl", "host_compiler_error", "host_gcc_major", "no_toolkit_message")  # buildifier: disable=bzl-visibility
+load("//cuda_rules/private:toolchain.bzl", "host_clang_major", "host_compiler_error", "host_gcc_major", "no_toolkit_message")  # buildifier: disable=bzl-visibility
 load("//cuda_rules/private/repo:cuda_debs.bzl", "CUDA_DEBS")  # buildifier: disable=bzl-visibility
 load("//cuda_rules/private/repo:cuda_versions.bzl", "CUDA_VERSIONS")  # buildifier: disable=bzl-visibility
 load("//cuda_rules/private/repo:redist.bzl", "component_archive", "manifest_urls", "parse_version", "toolkit_archives")  # buildifier: disable=bzl-visibility
-load("//cuda_rules/private/repo:toolkit_repository.bzl", "known_versions", "select_wheels", "toolkit_platforms", "unknown_version_error")  # buildifier: disable=bzl-visibility
+load("//cuda_rules/private/repo:toolkit_repository.bzl", "host_config_limits", "known_versions", "select_wheels", "toolkit_platforms", "unknown_version_error")  # buildifier: disable=bzl-visibility
 
 _PACKAGES = ["nvidia-cuda-nvcc", "nvidia-nvvm", "nvidia-cuda-crt", "nvidia-cuda-runtime", "nvidia-cuda-cccl"]
 
@@ -272,9 +272,9 @@ def _host_compiler_test_impl(ctx):
     asserts.equals(env, 0, host_gcc_major(struct(compiler = "gcc", built_in_include_directories = ["/usr/include"])))
     asserts.equals(env, 0, host_gcc_major(None))
 
-    asserts.equals(env, None, host_compiler_error("@cuda_12_4_x86_64", "12.4", 13, 13, "/usr/bin/gcc"))
-    asserts.equals(env, None, host_compiler_error("@cuda_12_4_x86_64", "12.4", 0, 14, "/usr/bin/gcc"), "the toolkit's limit unknown")
-    error = host_compiler_error("@cuda_12_4_x86_64", "12.4", 13, 14, "/usr/bin/gcc")
+    asserts.equals(env, None, host_compiler_error("@cuda_12_4_x86_64", "12.4", "gcc", 13, 13, "/usr/bin/gcc"))
+    asserts.equals(env, None, host_compiler_error("@cuda_12_4_x86_64", "12.4", "gcc", 0, 14, "/usr/bin/gcc"), "the toolkit's limit unknown")
+    error = host_compiler_error("@cuda_12_4_x86_64", "12.4", "gcc", 13, 14, "/usr/bin/gcc")
     _contains_all(env, error, [
         "CUDA 12.4 (@cuda_12_4_x86_64) accepts gcc 13 and older",
         "the C++ toolchain's compiler is gcc 14 (/usr/bin/gcc)",
@@ -282,6 +282,32 @@ def _host_compiler_test_impl(ctx):
         "--@rules_cuda_stages//cuda_rules:host_toolchain=gcc10",
         "host_compiler_check = False",
     ])
+
+    # clang as nvcc's host compiler: its resource directory says its major.
+    asserts.equals(env, 17, host_clang_major(clang))
+    asserts.equals(env, 21, host_clang_major(struct(compiler = "clang", built_in_include_directories = [
+        "/usr/include/c++/12",
+        "/usr/lib/llvm-21/lib/clang/21/include",
+    ])))
+    asserts.equals(env, 0, host_clang_major(gcc14))
+    asserts.equals(env, 0, host_clang_major(None))
+    error = host_compiler_error("@cuda_12_4_x86_64", "12.4", "clang", 17, 21, "/usr/bin/clang")
+    _contains_all(env, error, [
+        "CUDA 12.4 (@cuda_12_4_x86_64) accepts clang 17 and older as nvcc's host compiler",
+        "the C++ toolchain's compiler is clang 21 (/usr/bin/clang)",
+        "--repo_env=CC=clang-17",
+        "--@rules_cuda_stages//cuda_rules:host_toolchain=gcc10",
+    ])
+
+    # The limits, from the headers of CUDA 12.4 and 13.0 (crt/host_config.h's lines).
+    asserts.equals(env, {"gcc": 13, "clang": 17}, host_config_limits(
+        "#if __GNUC__ > 13\n#error\n#endif\n#if (__clang_major__ >= 18) || (__clang_major__ < 3) || ((__clang_major__ == 3) &&  (__clang_minor__ < 3))\n",
+    ))
+    asserts.equals(env, {"gcc": 15, "clang": 20}, host_config_limits(
+        "#if (__GRCO_CLANG_COMPILER__ == 1) && ((__clang_major__ < 16) || (__clang_major__ > 20))\n#if __GNUC__ > 15\n" +
+        "#if (__clang_major__ >= 21) || (__clang_major__ < 3)\n",
+    ))
+    asserts.equals(env, {}, host_config_limits("#if defined(__GNUC__)\n"))
     return unittest.end(env)
 
 host_compiler_test = unittest.make(_host_compiler_test_impl)

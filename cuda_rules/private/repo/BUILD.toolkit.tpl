@@ -358,6 +358,7 @@ cuda_toolchain(
     headers = ":include_files",
     host_compiler_check = %{host_compiler_check},
     lto_files = ":lto_files",
+    max_clang = %{max_clang},
     max_gcc = %{max_gcc},
     nvcc = "bin/nvcc",
     nvcc_files = ":nvcc_files",

@@ -253,24 +253,45 @@ local_toolkit_repository = repository_rule(
 host_platform = _host_platform
 
 def host_compiler_limits(rctx):
-    """The newest gcc major the toolkit in this repository accepts, from its crt/host_config.h.
+    """The newest gcc and clang majors the toolkit in this repository accepts, from its crt/host_config.h.
 
     Args:
       rctx: the repository_ctx.
 
     Returns:
-      {"gcc": 13}, or {} when unknown.
+      {"gcc": 13, "clang": 17}, without the ones it does not say.
     """
     for path in ["include/crt/host_config.h", "targets/x86_64-linux/include/crt/host_config.h", "targets/sbsa-linux/include/crt/host_config.h"]:
         if rctx.path(path).exists:
-            text = rctx.read(path)
-            marker = "#if __GNUC__ > "
-            i = text.find(marker)
-            if i < 0:
-                return {}
-            digits = text[i + len(marker):].split("\n", 1)[0].strip()
-            return {"gcc": int(digits)} if digits.isdigit() else {}
+            return host_config_limits(rctx.read(path))
     return {}
+
+def host_config_limits(text):
+    """host_compiler_limits of the text of a crt/host_config.h.
+
+    Args:
+      text: the header's text.
+
+    Returns:
+      {"gcc": 13, "clang": 17}, without the ones it does not say.
+    """
+    limits = {}
+
+    # `#if __GNUC__ > 13`: gcc 13 and older.
+    i = text.find("#if __GNUC__ > ")
+    if i >= 0:
+        digits = text[i + len("#if __GNUC__ > "):].split("\n", 1)[0].strip()
+        if digits.isdigit():
+            limits["gcc"] = int(digits)
+
+    # `#if (__clang_major__ >= 18) || (__clang_major__ < 3) ...`: clang 17 and older.
+    marker = "#if (__clang_major__ >= "
+    i = text.find(marker)
+    if i >= 0:
+        digits = text[i + len(marker):].split(")", 1)[0].strip()
+        if digits.isdigit():
+            limits["clang"] = int(digits) - 1
+    return limits
 
 def allowed_gpu_codes(help_text):
     """The values `nvcc --help` allows for --gpu-code (compute_NN, sm_NN, lto_NN, a/f variants), sorted.
@@ -327,8 +348,10 @@ def nvcc_supported_archs(rctx, runnable):
     return allowed_gpu_codes(result.stdout)
 
 def _host_compiler_substitutions(rctx, check):
+    limits = host_compiler_limits(rctx)
     return {
-        "%{max_gcc}": str(host_compiler_limits(rctx).get("gcc", 0)),
+        "%{max_gcc}": str(limits.get("gcc", 0)),
+        "%{max_clang}": str(limits.get("clang", 0)),
         "%{host_compiler_check}": "True" if check else "False",
     }
 
