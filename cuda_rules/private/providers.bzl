@@ -63,6 +63,7 @@ CudaToolchainInfo = provider(
         "compiler_files": "depset of File: everything nvcc itself runs or reads (unstaged mode).",
         "toolkit_root": "string: execroot-relative path of the toolkit root (external/<repo>).",
         "runtime": "CcInfo: the CUDA runtime (static) and the toolkit headers.",
+        "host_compiler_id": "struct(file, compiler): the machine's C++ compiler's id (path, version, predefined macros) and that path; an input of the host-compiler stages when the C++ toolchain runs that path (compile/target.bzl).",
     },
 )
 

@@ -1,7 +1,8 @@
 """The cuda_toolchain rule and the toolchain type."""
 
-load("@cuda_toolchains//:toolkits.bzl", "TOOLKITS")
 load("@bazel_skylib//rules:common_settings.bzl", "BuildSettingInfo")
+load("@cuda_host_compiler_id//:defs.bzl", HOST_COMPILER_ID_OF = "COMPILER")
+load("@cuda_toolchains//:toolkits.bzl", "TOOLKITS")
 load("@rules_cc//cc/common:cc_common.bzl", "cc_common")
 load("@rules_cc//cc/common:cc_info.bzl", "CcInfo")
 load(":providers.bzl", "CudaToolchainInfo")
@@ -135,6 +136,7 @@ def _cuda_toolchain_impl(ctx):
         compiler_files = _files(ctx.attr.compiler_files),
         toolkit_root = nvcc.dirname.rpartition("/")[0],
         runtime = ctx.attr.runtime[CcInfo],
+        host_compiler_id = struct(file = ctx.file._host_compiler_id, compiler = HOST_COMPILER_ID_OF),
     )
     return [platform_common.ToolchainInfo(cuda = cuda)]
 
@@ -166,6 +168,11 @@ cuda_toolchain = rule(
         "_cc_toolchain": attr.label(
             default = "@rules_cc//cc:optional_current_cc_toolchain",
             doc = "The C++ toolchain of the configuration, for the host compiler check.",
+        ),
+        "_host_compiler_id": attr.label(
+            default = "@cuda_host_compiler_id//:id.txt",
+            allow_single_file = True,
+            doc = "The machine's C++ compiler: path, version, predefined macros (repo/host_compiler_id.bzl).",
         ),
         "_compiler": attr.label(
             default = "//cuda_rules:compiler",

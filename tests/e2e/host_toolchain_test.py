@@ -8,15 +8,18 @@ compilers sit at ONE path with the SAME include paths: tools/bazelw's
 Debian 13's is mounted there (gcc 12.4, glibc 2.41: tools/bazelw's
 gcc12-trixie addon) -- the same compiler path and version line, different
 compilers and system headers, as on two CI images a point release apart.
-Both build the CUB and vector_add examples for sm_90.
+Both build the CUB, vector_add and driver API examples for sm_90.
 
 1. With the C++ toolchain Bazel autodetects (--repo_env=CC=that path): the two
    compilers write different plans (nvcc passes the compiler's version to
-   cudafe++ and cicc) and preprocessed files under the SAME action keys (and
-   so, downstream, different host objects). Neither the compiler nor its headers is an input of an
-   action, and Bazel's autoconfiguration, whose include-directory list keeps
-   compilers of two major versions apart, sees the same list. A disk cache
-   one machine filled would serve its outputs to the other (the hole).
+   cudafe++ and cicc), preprocessed files and host objects. Neither the
+   compiler nor its headers is an input of an action, and Bazel's
+   autoconfiguration, whose include-directory list keeps compilers of two
+   major versions apart, sees the same list; so the CUDA stages have the
+   compiler's id (@cuda_host_compiler_id: version, predefined macros) as an
+   input, and every stage output that differs has a different key. Bazel's
+   own C++ rules do not: driver_api_demo's main.cc (a cc_binary) gets one
+   key for two objects (the hole that remains).
 2. With --//cuda_rules:host_toolchain=gcc10 on both machines, whatever their
    own compilers: every stage output is byte-identical, and machine B's build
    against machine A's disk cache takes every CUDA stage (device and host,
@@ -32,7 +35,8 @@ from tests.e2e.checkout_lib import Checkout
 from tools.cache_report import cache_report_lib
 
 ARCHS = "--//cuda_rules:archs=sm_90"
-TARGETS = [ARCHS, "@rules_cuda_stages_examples//cub_reduce:sum", "@rules_cuda_stages_examples//vector_add:vector_add"]
+TARGETS = [ARCHS, "@rules_cuda_stages_examples//cub_reduce:sum", "@rules_cuda_stages_examples//vector_add:vector_add",
+           "@rules_cuda_stages_examples//driver_api:driver_api_demo"]
 HERMETIC = "--//cuda_rules:host_toolchain=gcc10"
 # The stages that run the host compiler, and those whose outputs it writes.
 HOST_COMPILER_STAGES = ("CudaPreprocess", "CudaFrontend", "CudaHostCompile", "CudaEmbedFatbin")
@@ -104,18 +108,35 @@ class HostToolchainTest(unittest.TestCase):
         self.assertTrue(any(p.endswith(".cpp4.ii") for p in different), different)
         self.assertTrue(any(p.endswith(".host.o") for p in different), different)
 
-    def test_autodetected_toolchain_gives_two_outputs_one_key(self):
-        """The hole: actions whose key is the same on both machines and whose outputs are not."""
+    def _colliding(self):
+        """{mnemonic: [output]} of the actions whose key is the same on both machines and whose outputs are not."""
         b = {s.digest: s for s in cache_report_lib.read_log(self.logs["b_auto"])}
-        colliding = set()
+        colliding = {}
         for s in cache_report_lib.read_log(self.logs["a_auto"]):
             other = b.get(s.digest)
             if other is not None and other.output_digests != s.output_digests:
-                colliding.add(s.mnemonic)
+                colliding.setdefault(s.mnemonic, []).append(s.outputs[0])
                 print("one key (%s), two outputs: %s %s" % (s.digest[:12], s.mnemonic, s.outputs[0]))
-        # The preprocessed code cicc and cudafe++ compile (with libstdc++'s and glibc's headers), and the plan:
-        # nvcc tells cudafe++ and cicc the host compiler's version (--gnu_version=120200 or 120400).
-        self.assertEqual(colliding, {"CudaPlan", "CudaPreprocess"})
+        return colliding
+
+    def test_autodetected_toolchain_keys_every_cuda_stage_by_its_compiler(self):
+        """The machine's compiler's id (@cuda_host_compiler_id) is an input of every stage that runs it.
+
+        Without it (before 2026-12-02) CudaPlan (nvcc tells cudafe++ and cicc the compiler's version) and
+        CudaPreprocess had one key for two outputs here.
+        """
+        self.assertEqual([m for m in self._colliding() if m.startswith("Cuda")], [])
+        a, b = _keys(self.logs["a_auto"]), _keys(self.logs["b_auto"])
+        checked = 0
+        for path, (mnemonic, key) in a.items():
+            if path in b and path in self.a_auto and self.a_auto[path] != self.b_auto.get(path):
+                checked += 1
+                self.assertNotEqual(key, b[path][1], "%s %s: one key, two outputs" % (mnemonic, path))
+        self.assertGreater(checked, 0)
+
+    def test_autodetected_toolchain_cc_rules_give_two_outputs_one_key(self):
+        """The hole that remains with the machine's toolchain: Bazel's own C++ rules (driver_api_demo's main.cc)."""
+        self.assertIn("CppCompile", self._colliding())
 
     def test_hermetic_toolchain_writes_the_same_bytes_on_both_machines(self):
         self.assertEqual(sorted(self.a_hermetic), sorted(self.b_hermetic))

@@ -300,6 +300,27 @@ def compilation(ctx, cuda, srcs, attrs):
         local_defines = attrs.local_defines,
     )
 
+def host_compiler_files(cc_toolchain, cuda):
+    """The files of the C++ toolchain that every stage running the host compiler has as inputs.
+
+    The toolchain's own files; and when its compiler is the machine's (Bazel's
+    autoconfiguration names it by the path @cuda_host_compiler_id describes),
+    that compiler's id (path, version, predefined macros), which the toolchain's
+    files do not hold: two machines with different compilers at one path then
+    get different keys (repo/host_compiler_id.bzl).
+
+    Args:
+      cc_toolchain: CcToolchainInfo.
+      cuda: CudaToolchainInfo.
+
+    Returns:
+      depset of File.
+    """
+    id = cuda.host_compiler_id
+    if id.compiler and cc_toolchain.compiler_executable == id.compiler:
+        return depset([id.file], transitive = [cc_toolchain.all_files])
+    return cc_toolchain.all_files
+
 def toolchains(ctx):
     """The toolchains a compiling or device-linking rule uses, resolved once: a dict of the fields below.
 
@@ -312,10 +333,11 @@ def toolchains(ctx):
       clang_embed = FilesToRunProvider of //tools/nvcc_plan:elf_splice, or None).
     """
     cc_toolchain = find_cc_toolchain(ctx)
+    cuda = find_cuda_toolchain(ctx)
     return dict(
-        cuda = find_cuda_toolchain(ctx),
+        cuda = cuda,
         cc_toolchain = cc_toolchain,
-        cc_files = cc_toolchain.all_files,
+        cc_files = host_compiler_files(cc_toolchain, cuda),
         feature_configuration = cc_common.configure_features(
             ctx = ctx,
             cc_toolchain = cc_toolchain,
