@@ -393,7 +393,7 @@ class ReuseTest(unittest.TestCase):
         # At analysis, before any stage runs: both versions and the fix, once.
         limit = MAX_GCC[TOOLKIT]
         self.assertIn("rules_cuda_stages: CUDA %s (@" % TOOLKIT, err)
-        self.assertIn("accepts gcc %d and older as host compiler" % limit, err)
+        self.assertIn("accepts gcc %d and older as nvcc's host compiler" % limit, err)
         self.assertIn("the C++ toolchain's compiler is gcc ", err)
         self.assertIn("--repo_env=CC=gcc-%d" % limit, err)
         self.assertEqual(err.count("accepts gcc %d and older" % limit), 1, err[-3000:])
