@@ -69,7 +69,7 @@ def _host_compiler_id_impl(rctx):
         "rules_cuda_stages: cuda_rules/private/repo/host_compiler_id.bzl",
         repr(str(compiler) if compiler != None else ""),
     ))
-    rctx.file("BUILD.bazel", 'exports_files(["id.txt"], visibility = ["//visibility:public"])\n')
+    rctx.file("BUILD.bazel", 'exports_files(["defs.bzl", "id.txt"], visibility = ["//visibility:public"])\n')
 
 host_compiler_id_repository = repository_rule(
     implementation = _host_compiler_id_impl,
