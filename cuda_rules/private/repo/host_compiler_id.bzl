@@ -6,7 +6,7 @@ the actions that run it: two machines with different compilers at one path
 and with one include list (gcc 12.2 and 12.4, or two C libraries) would share
 keys for outputs that differ (docs/toolkits.md, "The hermetic host compiler").
 This repository finds the compiler the same way Bazel's autoconfiguration does
-($CC, else gcc on PATH) and writes `id.txt`: its path, `--version`, and every
+($CC, else gcc on PATH; a clang's path resolved) and writes `id.txt`: its path, `--version`, and every
 macro it predefines with libstdc++'s and the C library's version headers
 included (`__VERSION__`, `__GLIBC_MINOR__`, `__GLIBCXX__`, ...). The CUDA
 toolchain adds the file to the inputs of every stage that runs the host
@@ -22,14 +22,25 @@ or PATH change, and when the compiler's programs or those headers change
 _PROBE = "#include <cstddef>\n#include <climits>\n"
 
 def _find_compiler(rctx):
-    """The compiler's path as Bazel's C++ autoconfiguration finds it, or None."""
-    cc = rctx.os.environ.get("CC", "")
-    if not cc:
-        return rctx.which("gcc")
-    if "/" in cc:
-        path = rctx.path(cc)
-        return path if path.exists else None
-    return rctx.which(cc)
+    """The compiler's path as Bazel's C++ autoconfiguration (unix_cc_configure.bzl's find_cc) writes it, or None.
+
+    $CC (an absolute path as given, else looked up on PATH), else gcc on PATH;
+    a clang with its symbolic links resolved.
+    """
+    cc = rctx.os.environ.get("CC", "").strip() or "gcc"
+    if cc.startswith("/"):
+        if not rctx.path(cc).exists:
+            return None
+    else:
+        found = rctx.which(cc)
+        if found == None:
+            return None
+        cc = str(found)
+    if "clang" in rctx.execute([cc, "-v"]).stderr:
+        resolved = rctx.execute(["readlink", "-f", cc])
+        if resolved.return_code == 0:
+            cc = resolved.stdout.strip()
+    return cc
 
 def _watch(rctx, path):
     if hasattr(rctx, "watch") and path and rctx.path(path).exists:
@@ -43,10 +54,10 @@ def _host_compiler_id_impl(rctx):
         version = rctx.execute([compiler, "--version"])
         macros = rctx.execute([compiler, "-xc++", "-E", "-dM", "probe.cc"])
         if version.return_code == 0 and macros.return_code == 0:
-            lines = ["compiler: " + str(compiler), version.stdout.strip(), "macros:"] + sorted(macros.stdout.strip().splitlines())
+            lines = ["compiler: " + compiler, version.stdout.strip(), "macros:"] + sorted(macros.stdout.strip().splitlines())
 
             # Fetched again when the compiler's programs or the version headers change.
-            _watch(rctx, str(compiler))
+            _watch(rctx, compiler)
             for program in ("cc1plus", "cc1"):
                 found = rctx.execute([compiler, "-print-prog-name=" + program])
                 if found.return_code == 0 and found.stdout.strip().startswith("/"):
@@ -67,7 +78,7 @@ def _host_compiler_id_impl(rctx):
     rctx.file("id.txt", "\n".join(lines) + "\n")
     rctx.file("defs.bzl", "# The compiler id.txt describes ({}).\nCOMPILER = {}\n".format(
         "rules_cuda_stages: cuda_rules/private/repo/host_compiler_id.bzl",
-        repr(str(compiler) if compiler != None else ""),
+        repr(compiler or ""),
     ))
     rctx.file("BUILD.bazel", 'exports_files(["defs.bzl", "id.txt"], visibility = ["//visibility:public"])\n')
 
