@@ -36,7 +36,11 @@ MIRROR = "https://deb.debian.org/debian"
 # Where a suite's files stay once it leaves the mirror (bullseye's long-term support ends in 2026).
 ARCHIVE = "https://archive.debian.org/debian"
 
-PLATFORMS = {"x86_64": ("amd64", "x86_64-linux-gnu")}
+# platform -> Debian's architecture, the GNU triplet, and the dynamic loader (relative to the root).
+PLATFORMS = {
+    "x86_64": ("amd64", "x86_64-linux-gnu", "lib64/ld-linux-x86-64.so.2"),
+    "aarch64": ("arm64", "aarch64-linux-gnu", "lib/ld-linux-aarch64.so.1"),
+}
 
 # name -> the suite, the gcc major, the root packages, and packages of the
 # closure left out (ONC RPC's headers and Kerberos, which libc6-dev pulls in
@@ -52,7 +56,7 @@ TOOLCHAINS = {
     },
 }
 
-# What every toolchain root must hold after extraction ({gcc}: the major, {triplet}: the platform's).
+# What every toolchain root must hold after extraction ({gcc}: the major, {triplet} and {loader}: the platform's).
 REQUIRED = [
     "usr/bin/{triplet}-gcc-{gcc}",
     "usr/bin/{triplet}-g++-{gcc}",
@@ -72,7 +76,7 @@ REQUIRED = [
     "usr/lib/{triplet}/crt1.o",
     "usr/lib/{triplet}/libc_nonshared.a",
     "lib/{triplet}/libc.so.6",
-    "lib64/ld-linux-x86-64.so.2",
+    "{loader}",
 ]
 
 
@@ -97,7 +101,7 @@ def closure(index, roots, left_out):
 
 
 def lock_platform(mirror, config, platform):
-    arch, triplet = PLATFORMS[platform]
+    arch, triplet, loader = PLATFORMS[platform]
     index = mirror.index(config["suite"], "main", arch)
     entries = []
     held = set()
@@ -118,7 +122,7 @@ def lock_platform(mirror, config, platform):
             "output": "root",
         })
         print("  %s %-28s %-24s %6.1f MB" % (platform, name, fields["Version"], int(fields["Size"]) / 1e6))
-    required = [p.format(gcc=config["gcc"], triplet=triplet) for p in REQUIRED]
+    required = [p.format(gcc=config["gcc"], triplet=triplet, loader=loader) for p in REQUIRED]
     missing = [p for p in required if p not in held]
     if missing:
         raise debs.LockError("%s: the packages give no %s" % (platform, ", ".join(missing)))
@@ -131,7 +135,8 @@ def lock(mirror, name):
         "suite": config["suite"],
         "gcc": config["gcc"],
         "toolkits": config["toolkits"],
-        "triplets": {p: t for p, (_, t) in PLATFORMS.items()},
+        "triplets": {p: t for p, (_, t, _) in PLATFORMS.items()},
+        "loaders": {p: loader for p, (_, _, loader) in PLATFORMS.items()},
         "debs": {},
     }
     for platform in sorted(PLATFORMS):

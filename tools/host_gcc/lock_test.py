@@ -107,6 +107,20 @@ class TableTest(unittest.TestCase):
         for left_out in lock.TOOLCHAINS["gcc10"]["left_out"]:
             self.assertNotIn(left_out, packages)
 
+    def test_each_platform_has_the_same_versions(self):
+        """x86-64 and aarch64 (Grace, Graviton): one closure, the same versions, each platform's loader."""
+        entry = self.table["gcc10"]
+        self.assertEqual(sorted(entry["debs"]), ["aarch64", "x86_64"])
+        versions = {p: {d["package"]: d["version"] for d in debs} for p, debs in entry["debs"].items()}
+        # The binutils of each platform's triplet; libquadmath (x86's __float128) has no arm64 build.
+        arm, x86 = versions["aarch64"], versions["x86_64"]
+        self.assertEqual(set(x86) - set(arm), {"binutils-x86-64-linux-gnu", "libquadmath0"})
+        self.assertEqual(set(arm) - set(x86), {"binutils-aarch64-linux-gnu"})
+        self.assertEqual({p: v for p, v in arm.items() if p in x86}, {p: v for p, v in x86.items() if p in arm})
+        self.assertTrue(all(d["filename"].endswith("_arm64.deb") or d["filename"].endswith("_all.deb") for d in entry["debs"]["aarch64"]))
+        self.assertEqual(entry["loaders"], {"x86_64": "lib64/ld-linux-x86-64.so.2", "aarch64": "lib/ld-linux-aarch64.so.1"})
+        self.assertEqual(entry["triplets"], {"x86_64": "x86_64-linux-gnu", "aarch64": "aarch64-linux-gnu"})
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -57,8 +57,8 @@ _PROGRAMS = {
     "strip": "usr/bin/{t}-strip",
 }
 
-# The loader and the library path of root/'s programs.
-_LOADER = {"x86_64": "lib64/ld-linux-x86-64.so.2"}
+# Bazel's target_cpu of each platform.
+_TARGET_CPU = {"x86_64": "k8", "aarch64": "aarch64"}
 
 _WRAPPER = """#!/bin/sh
 # Written by rules_cuda_stages (cuda_rules/private/repo/host_gcc.bzl): {program} of {what},
@@ -83,7 +83,7 @@ def _wrappers(rctx, entry, platform, what):
         rctx.file("bin/" + name, _WRAPPER.format(
             program = name,
             what = what,
-            loader = _LOADER[platform],
+            loader = entry["loaders"][platform],
             triplet = triplet,
             real = real,
             extra = extra,
@@ -135,7 +135,7 @@ def _host_gcc_impl(rctx):
             "%sysroot%/usr/include/{}/c++/{}".format(triplet, major),
             "%sysroot%/usr/include/c++/{}/backward".format(major),
         ]),
-        target_cpu = {"x86_64": "k8"}[platform],
+        target_cpu = _TARGET_CPU[platform],
         triplet = triplet,
     ))
 
