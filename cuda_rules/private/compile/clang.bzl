@@ -71,6 +71,21 @@ def clang_wrapper_headers(ctx, cuda):
         return []
     return [ctx.attr._clang_wrapper_headers[CcInfo]]
 
+# From this clang on, the driver defines __CUDA_ARCH_LIST__ (every --cuda-gpu-arch), as nvcc does.
+_ARCH_LIST_FROM = 22
+
+def clang_defines_arch_list(cc_toolchain):
+    """Whether the C++ toolchain's clang defines __CUDA_ARCH_LIST__ for CUDA (clang 22 and newer).
+
+    Args:
+      cc_toolchain: the C++ toolchain.
+
+    Returns:
+      bool.
+    """
+    major = clang_major(cc_toolchain)
+    return major != None and major >= _ARCH_LIST_FROM
+
 def clang_major(cc_toolchain):
     """The major version of the C++ toolchain's clang, from its resource directory, or None.
 
@@ -230,6 +245,14 @@ def clang_common_args(ctx, target, rdc):
     args.add_all(cctx.system_includes, before_each = "-isystem", map_each = _execroot_relative)
     args.add_all(cctx.defines, format_each = "-D%s")
     args.add_all(options.local_defines, format_each = "-D%s")
+    if target.clang_arch_list:
+        # clang 22's driver defines __CUDA_ARCH_LIST__ from the archs compiled; a
+        # subset of the shipped set gets the shipped set's instead, as nvcc's
+        # stages do, so its compiles are a build of the shipped set's (one
+        # cache entry). The driver puts these after its own definition, which
+        # the stage scripts drop as dead (clang_scripts.py).
+        args.add("-U__CUDA_ARCH_LIST__")
+        args.add("-D__CUDA_ARCH_LIST__=" + target.clang_arch_list)
     return args
 
 def clang_source_args(actions, src, obj):

@@ -6,7 +6,7 @@ load("@rules_cc//cc/common:cc_common.bzl", "cc_common")
 load("@rules_cc//cc/common:cc_info.bzl", "CcInfo")
 load("//cuda_rules/private:actions/plan.bzl", "in_params_file")
 load("//cuda_rules/private:archs.bzl", "device_link_archs", "parse_archs", "pinned_arch_list", "toolkit_archs_error")
-load("//cuda_rules/private:compile/clang.bzl", "check_clang", "clang_common_args", "clang_options", "clang_wrapper_headers")
+load("//cuda_rules/private:compile/clang.bzl", "check_clang", "clang_common_args", "clang_defines_arch_list", "clang_options", "clang_wrapper_headers")
 load("//cuda_rules/private:compile/host_flags.bzl", "classify_host_flags", "toolchain_compile_flags")
 load("//cuda_rules/private:compile/make_variables.bzl", "expanded_attributes")
 load("//cuda_rules/private:compile/nvcc_args.bzl", "join_path", "nvcc_common_args", "nvcc_options")
@@ -356,8 +356,14 @@ def target_context(ctx):
         if compiler == "clang":
             check_clang(ctx, fields["cc_toolchain"], cuda, archs, staged)
     attrs = expanded_attributes(ctx, fields["cc_toolchain"], fields["feature_configuration"])
+    clang_arch_list = ""
     if compiler == "clang":
-        # clang defines no __CUDA_ARCH_LIST__: no stage depends on the other archs.
+        # clang 21 defines no __CUDA_ARCH_LIST__: no stage depends on the other
+        # archs. clang 22 defines it, as nvcc does: its compiles get the shipped
+        # set's, as nvcc's stages do (clang_common_args). No stage of clang's
+        # table is chosen by the list (pinned_arch_list stays nvcc's).
+        if clang_defines_arch_list(fields["cc_toolchain"]):
+            clang_arch_list = pinned_arch_list
         pinned_arch_list = ""
         options = clang_options(ctx, toolchain_compile_flags(ctx, fields["cc_toolchain"], fields["feature_configuration"]), attrs)
     else:
@@ -368,6 +374,8 @@ def target_context(ctx):
         # One nvcc action cannot be given another list: nvcc's own (mixing
         # lists is safe, docs/cuda_library.md, "Mixing lists in one binary").
         pinned_arch_list = pinned_arch_list if staged else "",
+        # The __CUDA_ARCH_LIST__ clang's driver call sets (compile/clang.bzl), or "".
+        clang_arch_list = clang_arch_list,
         staged = staged,
         options = options,
         srcs = srcs,
