@@ -15,7 +15,7 @@ load(
     "clang_failure_test",
     "clang_gcc_failure_test",
 )
-load(":clang.bzl", "clang_compiled", "clang_fidelity_test", "with_clang")
+load(":clang.bzl", "clang_arch_subset_test", "clang_compiled", "clang_fidelity_test", "with_clang")
 
 # name: (sources, cuda_library attributes, reference_extra, expect).
 _FIDELITY = {
@@ -68,6 +68,7 @@ _ANALYSIS = [
 _CLANG22 = "clang22_"
 
 _ANALYSIS_CLANG22 = [
+    "clang22_arch_subset_commands_test",
     "clang22_unsupported_pair_test",
     "clang22_lto_test",
     "clang22_wrapper_headers_test",
@@ -97,6 +98,15 @@ def _clang22_tests():
             clang = 22,
             **attrs
         )
+
+    # clang 22 defines __CUDA_ARCH_LIST__: a developer's sm_90 build still runs
+    # CI's device compile, ptxas and host compile (compile/clang.bzl pins the list).
+    clang_arch_subset_test(
+        name = "clang22_arch_subset_commands_test",
+        src = "//tests/fidelity:srcs/plain_kernel.cu",
+        clang = 22,
+        subset = "sm_90",
+    )
     clang22_cuda12_failure_test(
         name = "clang22_unsupported_pair_test",
         target_under_test = ":analysis_kernel",
