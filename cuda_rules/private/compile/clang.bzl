@@ -27,8 +27,8 @@ CLANG_CUDA_PAIRS = {
 
 # Where tools/bazelw installs each clang of the pairs (its addons; docs/bazelw.md, "Addons").
 _ADDONS = {
-    21: "`tools/bazelw --bazelw-addon clang`: /opt/rules_cuda_stages/clang/bin/clang",
-    22: "`tools/bazelw --bazelw-addon clang22`: /opt/rules_cuda_stages/clang22/bin/clang",
+    21: "clang addon: `tools/bazelw --bazelw-addon clang`, /opt/rules_cuda_stages/clang/bin/clang",
+    22: "clang22 addon: `tools/bazelw --bazelw-addon clang22`, /opt/rules_cuda_stages/clang22/bin/clang",
 }
 
 # From this CUDA version on, clang's CUDA wrapper headers get what they include
