@@ -1,17 +1,21 @@
-"""The clang-as-CUDA-compiler tests, or, without clang 21, tests that fail saying how to get it."""
+"""The clang-as-CUDA-compiler tests, or, without clang 21 (or 22), tests that fail saying how to get it."""
 
+load("@cuda_clang22//:defs.bzl", "CUDA_CLANG22", "CUDA_CLANG22_MISSING")
 load("@host_clang//:defs.bzl", "HOST_CLANG", "HOST_CLANG_MAJOR", "HOST_CLANG_MISSING")
 load("@rules_cc//cc:cc_test.bzl", "cc_test")
 load("//cuda_rules:defs.bzl", "cuda_library")
 load("//tests/host_clang:host_clang.bzl", "missing_test")
 load(
     ":analysis_test.bzl",
+    "clang22_cuda12_failure_test",
+    "clang22_failure_test",
+    "clang22_wrapper_headers_test",
     "clang_cuda13_failure_test",
     "clang_device_debug_failure_test",
     "clang_failure_test",
     "clang_gcc_failure_test",
 )
-load(":clang.bzl", "clang_compiled", "clang_fidelity_test", "with_clang")
+load(":clang.bzl", "clang_arch_subset_test", "clang_compiled", "clang_fidelity_test", "with_clang")
 
 # name: (sources, cuda_library attributes, reference_extra, expect).
 _FIDELITY = {
@@ -60,12 +64,67 @@ _ANALYSIS = [
     "clang_device_debug_test",
 ]
 
+# Each fidelity case also runs with clang 22 x CUDA 13.0, named clang22_<case> (clang_<case> is clang 21's).
+_CLANG22 = "clang22_"
+
+_ANALYSIS_CLANG22 = [
+    "clang22_arch_subset_commands_test",
+    "clang22_unsupported_pair_test",
+    "clang22_lto_test",
+    "clang22_wrapper_headers_test",
+]
+
 def clang_tests(name):
-    """Every test of this package.
+    """Every test of this package: clang 21 x CUDA 12.4's, and clang 22 x CUDA 13.0's.
 
     Args:
       name: unused; the tests keep their own names.
     """
+    _clang22_tests()
+    _clang21_tests()
+
+def _clang22_tests():
+    """clang 22 x CUDA 13.0: the fidelity cases and its analysis tests, or tests failing with CUDA_CLANG22_MISSING."""
+    if not CUDA_CLANG22:
+        for test in [_CLANG22 + t[len("clang_"):] for t in _FIDELITY] + _ANALYSIS_CLANG22:
+            missing_test(name = test, message = CUDA_CLANG22_MISSING)
+        return
+    for test, (srcs, attrs, extra, expect) in _FIDELITY.items():
+        clang_fidelity_test(
+            name = _CLANG22 + test[len("clang_"):],
+            srcs = [s if s.startswith("//") else "//tests/fidelity:srcs/" + s for s in srcs],
+            reference_extra = extra,
+            expect = expect,
+            clang = 22,
+            **attrs
+        )
+
+    # clang 22 defines __CUDA_ARCH_LIST__: a developer's sm_90 build still runs
+    # CI's device compile, ptxas and host compile (compile/clang.bzl pins the list).
+    clang_arch_subset_test(
+        name = "clang22_arch_subset_commands_test",
+        src = "//tests/fidelity:srcs/plain_kernel.cu",
+        clang = 22,
+        subset = "sm_90",
+    )
+    clang22_cuda12_failure_test(
+        name = "clang22_unsupported_pair_test",
+        target_under_test = ":analysis_kernel",
+        messages = ["clang 22 with CUDA 12.4 is not a pair", "clang 22 with CUDA 13.0", "toolkit=13.0", "--bazelw-addon clang22"],
+    )
+    clang22_failure_test(
+        name = "clang22_lto_test",
+        target_under_test = ":analysis_lto",
+        messages = ["lto_80", "device LTO IR is nvcc's"],
+    )
+    clang22_wrapper_headers_test(
+        name = "clang22_wrapper_headers_test",
+        target_under_test = ":analysis_kernel",
+    )
+
+def _clang21_tests():
+    """clang 21 x CUDA 12.4: every other test of the package, or tests failing with how to get clang 21."""
+    _analysis_targets()
     if not HOST_CLANG or HOST_CLANG_MAJOR != 21:
         message = HOST_CLANG_MISSING or ("needs clang 21 (the clang x CUDA pair these rules support with CUDA 12.4), " +
                                          "found clang {} ({}): run `tools/bazelw --bazelw-addon clang` and use its clang " +
@@ -156,12 +215,7 @@ def clang_tests(name):
     )
 
     # What clang does not compile fails analysis in one line, naming both
-    # versions, the limit or the fix.
-    cuda_library(name = "analysis_kernel", srcs = ["//tests/fidelity:srcs/plain_kernel.cu"], archs = "sm_80", tags = ["manual"])
-    cuda_library(name = "analysis_rdc_flag", srcs = ["//tests/fidelity:srcs/plain_kernel.cu"], archs = "sm_80", copts = ["-fgpu-rdc"], tags = ["manual"])
-    cuda_library(name = "analysis_arch_pair", srcs = ["//tests/fidelity:srcs/plain_kernel.cu"], archs = "compute_80:sm_86", tags = ["manual"])
-    cuda_library(name = "analysis_lto", srcs = ["//tests/fidelity:srcs/plain_kernel.cu"], archs = "lto_80", rdc = True, tags = ["manual"])
-    cuda_library(name = "analysis_unstaged", srcs = ["//tests/fidelity:srcs/plain_kernel.cu"], archs = "sm_80", staged = False, tags = ["manual"])
+    # versions, the limit or the fix (the targets: _analysis_targets).
     clang_cuda13_failure_test(
         name = "clang_unsupported_pair_test",
         target_under_test = ":analysis_kernel",
@@ -216,3 +270,11 @@ def clang_tests(name):
         target_under_test = ":analysis_kernel",
         messages = ["nvcc's -G", "--cuda-noopt-device-debug"],
     )
+
+def _analysis_targets():
+    """The targets the analysis tests of both clangs analyze."""
+    cuda_library(name = "analysis_kernel", srcs = ["//tests/fidelity:srcs/plain_kernel.cu"], archs = "sm_80", tags = ["manual"])
+    cuda_library(name = "analysis_rdc_flag", srcs = ["//tests/fidelity:srcs/plain_kernel.cu"], archs = "sm_80", copts = ["-fgpu-rdc"], tags = ["manual"])
+    cuda_library(name = "analysis_arch_pair", srcs = ["//tests/fidelity:srcs/plain_kernel.cu"], archs = "compute_80:sm_86", tags = ["manual"])
+    cuda_library(name = "analysis_lto", srcs = ["//tests/fidelity:srcs/plain_kernel.cu"], archs = "lto_80", rdc = True, tags = ["manual"])
+    cuda_library(name = "analysis_unstaged", srcs = ["//tests/fidelity:srcs/plain_kernel.cu"], archs = "sm_80", staged = False, tags = ["manual"])

@@ -1,7 +1,9 @@
 """End to end, with real nested Bazel builds: clang as the CUDA compiler, in stages (issue 33).
 
 Every build: --@rules_cuda_stages//cuda_rules:compiler=clang with tools/bazelw's
-clang 21 as the C++ toolchain (--//tests/host_clang:clang) and CUDA 12.4.
+clang 21 as the C++ toolchain (--//tests/host_clang:clang) and CUDA 12.4, or
+(clang22_test: $CLANG_FLAG, $CUDA_TOOLKIT) its clang 22
+(--//tests/clang:clang22) and CUDA 13.0.
 
 1. Reproducibility: two checkouts at different absolute paths, each with its
    own output base, build //tests/clang:reuse_kernel for CI's archs
@@ -9,9 +11,10 @@ clang 21 as the C++ toolchain (--//tests/host_clang:clang) and CUDA 12.4.
    object, scripts) is byte-identical between them.
 2. CI -> developer reuse: the developer's checkout runs `bazel clean` and
    builds sm_90 only against CI's --disk_cache: its CudaClangDevice and
-   CudaPtxas for sm_90 and its CudaClangHost are cache hits (clang defines no
-   __CUDA_ARCH_LIST__, -cuid is the rules' module id, and the host compile
-   embeds an empty fatbinary: no stage depends on the other archs). Only its
+   CudaPtxas for sm_90 and its CudaClangHost are cache hits (clang 21 defines
+   no __CUDA_ARCH_LIST__, clang 22's is the shipped set's in both builds,
+   -cuid is the rules' module id, and the host compile embeds an empty
+   fatbinary: no stage depends on the other archs). Only its
    fatbinary and CudaClangEmbed run: they hold another arch set.
 3. A host-only edit (an exported host function added above the kernel,
    shifting every line) re-runs each CudaClangDevice (clang parses the whole source for the
@@ -36,7 +39,7 @@ RDC_TARGET = "//tests/clang:reuse_rdc"
 SOURCE = "tests/fidelity/srcs/plain_kernel.cu"  # its source; the test edits it in a checkout
 CI_ARCHS = "sm_80,sm_90,compute_90"
 # The device link of reuse_rdc is in its output group device_link (a binary would link it).
-CLANG = ["--//cuda_rules:compiler=clang", "--//tests/host_clang:clang", "--output_groups=+device_link"]
+CLANG = ["--//cuda_rules:compiler=clang", os.environ.get("CLANG_FLAG", "--//tests/host_clang:clang"), "--output_groups=+device_link"]
 DEVICE = stages.CLANG_DEVICE.mnemonic
 PTXAS = stages.PTXAS.mnemonic
 HOST = stages.CLANG_HOST_COMPILE.mnemonic

@@ -26,7 +26,16 @@ MAX_CLANG = 21
 TOOLKIT_FOR_CLANG = {21: "13.5"}
 _CANDIDATES = ["clang-%d" % v for v in range(MAX_CLANG, MIN_CLANG - 1, -1)]
 
-def _clang_major(rctx, path):
+def clang_major(rctx, path):
+    """The major version of a clang (its __clang_major__).
+
+    Args:
+      rctx: the repository context.
+      path: the clang.
+
+    Returns:
+      int, 0 when unknown.
+    """
     result = rctx.execute([path, "-dM", "-E", "-x", "c", "/dev/null"])
     if result.return_code != 0:
         return 0
@@ -37,7 +46,7 @@ def _clang_major(rctx, path):
     return 0
 
 def _host_clang_impl(rctx):
-    found, major, explicit = find_compiler(rctx, "HOST_CLANG", _CANDIDATES, _clang_major, range(MIN_CLANG, MAX_CLANG + 1))
+    found, major, explicit = find_compiler(rctx, "HOST_CLANG", _CANDIDATES, clang_major, range(MIN_CLANG, MAX_CLANG + 1))
     if found == None:
         if explicit.startswith("/opt/rules_cuda_stages/"):
             missing = ("needs clang {}..{}: tools/bazelw's clang addon is not installed ({} is missing); " +

@@ -6,7 +6,7 @@ exactly the stages the layout declares for stages.CLANG_TABLE: one device
 `clang -cc1` per GPU arch, one ptxas per cubin, one fatbinary, one host
 `clang -cc1`. It writes each job's command as its stage's script, with every
 temporary file renamed to the file Bazel declared for it, and the embed
-stage's. Three changes to clang's own commands, none of which changes an
+stage's. Four changes to clang's own commands, none of which changes an
 output byte:
 
 - the host compile embeds an empty fatbinary (/dev/null), so it reads no
@@ -16,6 +16,9 @@ output byte:
   fatbinary has no `--image`; 12.4's writes the same bytes for both forms),
   without the cubin of an arch whose PTX alone is embedded (compute_NN
   without sm_NN: clang plans a ptxas for every GPU arch; the rules run none);
+- clang 22's own __CUDA_ARCH_LIST__ definition is dropped where the rules'
+  (the shipped set's, after it) undoes it: the jobs' command lines are then
+  the same in a build of the shipped set and of a subset of it;
 - ptxas runs in an empty directory with its files spelled from the execroot:
   with line info ptxas stats the files the PTX names and records their
   modification times in the cubin (clang's one-shot compile does too), and
@@ -143,9 +146,32 @@ def for_source(plan, layout, driver):
     return out
 
 
+_ARCH_LIST = "__CUDA_ARCH_LIST__"
+
+
+def without_dead_arch_list(argv):
+    """argv without the -D__CUDA_ARCH_LIST__=... definitions a later -U __CUDA_ARCH_LIST__ undoes.
+
+    clang 22's driver defines __CUDA_ARCH_LIST__ from the archs it compiles,
+    before the user's options; a build of a subset of the shipped set passes
+    the shipped set's list after it (-U, then -D: compile/clang.bzl). The
+    driver's definition is then dead, and dropping it makes one arch's device
+    compile, and the host compile, the same command in every build of the
+    shipped set or a subset of it.
+    """
+    undone = [
+        i for i, a in enumerate(argv)
+        if a == "-U" + _ARCH_LIST or (a == "-U" and i + 1 < len(argv) and argv[i + 1] == _ARCH_LIST)
+    ]
+    if not undone:
+        return list(argv)
+    return [a for i, a in enumerate(argv) if not (i < undone[-1] and a.startswith("-D%s=" % _ARCH_LIST))]
+
+
 def _command(unit, command):
-    """A job of clang's plan as its script runs it: its files renamed (no other file of clang's may remain)."""
-    argv = [unit.rename(arg) for arg in command.argv]
+    """A job of clang's plan as its script runs it: its files renamed (no other file of clang's may remain),
+    without a dead __CUDA_ARCH_LIST__ definition (without_dead_arch_list)."""
+    argv = [unit.rename(arg) for arg in without_dead_arch_list(command.argv)]
     left = [arg for arg in argv if clang_dryrun.PLAN_TMPDIR in arg]
     if left:
         scripts_lib.fail(unit.layout.display_label, "clang's %s job has files these rules cannot name: %s" % (command.step, " ".join(left)))

@@ -193,3 +193,29 @@ class RelocatableTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class DeadArchListTest(unittest.TestCase):
+    """clang 22's own __CUDA_ARCH_LIST__ goes where the rules' pinned list (-U, then -D) follows it."""
+
+    def setUp(self):
+        from tools.nvcc_plan import clang_scripts
+
+        self.drop = clang_scripts.without_dead_arch_list
+
+    def test_the_drivers_definition_before_the_rules_is_dropped(self):
+        argv = ["clang", "-cc1", "-D__CUDA_ARCH_LIST__=900", "-DX=1", "-U", "__CUDA_ARCH_LIST__", "-D", "__CUDA_ARCH_LIST__=800,900", "k.cu"]
+        self.assertEqual(self.drop(argv), ["clang", "-cc1", "-DX=1", "-U", "__CUDA_ARCH_LIST__", "-D", "__CUDA_ARCH_LIST__=800,900", "k.cu"])
+
+    def test_a_subset_and_the_whole_set_give_one_command(self):
+        tail = ["-U", "__CUDA_ARCH_LIST__", "-D", "__CUDA_ARCH_LIST__=800,900", "k.cu"]
+        self.assertEqual(self.drop(["clang", "-D__CUDA_ARCH_LIST__=900"] + tail), self.drop(["clang", "-D__CUDA_ARCH_LIST__=800,900"] + tail))
+
+    def test_without_an_undefine_nothing_changes(self):
+        # clang 22 outside the shipped set: the driver's list is the only one, and stays.
+        argv = ["clang", "-cc1", "-D__CUDA_ARCH_LIST__=900", "k.cu"]
+        self.assertEqual(self.drop(argv), argv)
+
+    def test_a_definition_after_the_undefine_stays(self):
+        argv = ["clang", "-U__CUDA_ARCH_LIST__", "-D__CUDA_ARCH_LIST__=800,900"]
+        self.assertEqual(self.drop(argv), argv)

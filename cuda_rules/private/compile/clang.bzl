@@ -7,6 +7,7 @@ stages of stages.bzl's CLANG_TABLE replay its jobs.
 """
 
 load("@bazel_skylib//rules:common_settings.bzl", "BuildSettingInfo")
+load("@rules_cc//cc/common:cc_info.bzl", "CcInfo")
 load("//cuda_rules/private:compile/host_flags.bzl", "classify_host_flags")
 load("//cuda_rules/private:compile/nvcc_args.bzl", "CANONICAL_EXECROOT", "join_path")
 load("//cuda_rules/private:device_debug.bzl", "device_debug_requested")
@@ -17,10 +18,24 @@ visibility(["//cuda_rules/..."])
 # The clang x CUDA pairs these rules compile CUDA with, tested (docs/cuda_library.md, "clang as the CUDA compiler"):
 # clang major -> toolkit versions. clang 21 reads CUDA 12.9 and newer as 12.8 and
 # its fatbinary command and CUDA wrapper headers predate CUDA 13 (no
-# texture_fetch_functions.h, include/cccl): those need clang 22.
+# texture_fetch_functions.h, include/cccl); clang 22 knows CUDA 13 (it reads
+# 13.0 as 12.9, its newest, and writes fatbinary's --image3= form itself).
 CLANG_CUDA_PAIRS = {
     21: ["12.4"],
+    22: ["13.0"],
 }
+
+# Where tools/bazelw installs each clang of the pairs (its addons; docs/bazelw.md, "Addons").
+_ADDONS = {
+    21: "clang addon: `tools/bazelw --bazelw-addon clang`, /opt/rules_cuda_stages/clang/bin/clang",
+    22: "clang22 addon: `tools/bazelw --bazelw-addon clang22`, /opt/rules_cuda_stages/clang22/bin/clang",
+}
+
+# From this CUDA version on, clang's CUDA wrapper headers get what they include
+# beyond the toolkit's include/ from //cuda_rules:clang_wrapper_headers: the
+# wrapper always includes curand_mtgp32_kernel.h, which NVIDIA's CUDA 13 wheels
+# ship in nvidia-curand (@cuda//:curand_headers), not in the toolkit.
+CLANG_WRAPPER_HEADERS_FROM = (13, 0)
 
 _COMPILER_FLAG = "--@rules_cuda_stages//cuda_rules:compiler"
 
@@ -29,6 +44,47 @@ _RDC_FLAGS = ["-fgpu-rdc", "-fno-gpu-rdc", "-fcuda-rdc", "-fno-cuda-rdc", "--off
 
 def _pairs_text():
     return ", ".join(["clang {} with CUDA {}".format(clang, " or ".join(cuda)) for clang, cuda in sorted(CLANG_CUDA_PAIRS.items())])
+
+def _clang_for(version):
+    """The clang major of the pair with CUDA `version`, else the oldest pair's."""
+    for clang, versions in sorted(CLANG_CUDA_PAIRS.items()):
+        if version in versions:
+            return clang
+    return sorted(CLANG_CUDA_PAIRS)[0]
+
+def _version_tuple(version):
+    parts = version.split(".")
+    return (int(parts[0]), int(parts[1])) if len(parts) >= 2 and parts[0].isdigit() and parts[1].isdigit() else None
+
+def clang_wrapper_headers(ctx, cuda):
+    """What clang's CUDA wrapper headers include from outside the toolkit's include/, as CcInfo (a list).
+
+    Args:
+      ctx: the rule context (with compile_attrs' _clang_wrapper_headers).
+      cuda: CudaToolchainInfo.
+
+    Returns:
+      list of CcInfo: for CUDA >= CLANG_WRAPPER_HEADERS_FROM, cuRAND's headers; else none.
+    """
+    version = _version_tuple(cuda.version)
+    if version == None or version < CLANG_WRAPPER_HEADERS_FROM:
+        return []
+    return [ctx.attr._clang_wrapper_headers[CcInfo]]
+
+# From this clang on, the driver defines __CUDA_ARCH_LIST__ (every --cuda-gpu-arch), as nvcc does.
+_ARCH_LIST_FROM = 22
+
+def clang_defines_arch_list(cc_toolchain):
+    """Whether the C++ toolchain's clang defines __CUDA_ARCH_LIST__ for CUDA (clang 22 and newer).
+
+    Args:
+      cc_toolchain: the C++ toolchain.
+
+    Returns:
+      bool.
+    """
+    major = clang_major(cc_toolchain)
+    return major != None and major >= _ARCH_LIST_FROM
 
 def clang_major(cc_toolchain):
     """The major version of the C++ toolchain's clang, from its resource directory, or None.
@@ -72,14 +128,18 @@ def check_clang(ctx, cc_toolchain, cuda, archs, staged):
         ))
     major = clang_major(cc_toolchain)
     if major == None or cuda.version not in CLANG_CUDA_PAIRS.get(major, []):
+        # The fix keeps the clang where it is in a pair, else the toolkit where it is.
+        pair_major = major if major in CLANG_CUDA_PAIRS else _clang_for(cuda.version)
         fail(("{}: clang {} with CUDA {} is not a pair these rules compile CUDA with (supported: {}). Fix: " +
               "choose a supported toolkit (--@rules_cuda_stages//cuda_rules:toolkit={}) and clang " +
-              "(tools/bazelw's clang addon is clang 21), or compile with nvcc ({}=nvcc).").format(
+              "{} (tools/bazelw's {}), or compile with nvcc ({}=nvcc).").format(
             label,
             major if major != None else "of unknown version ({})".format(cc_toolchain.compiler_executable),
             cuda.version,
             _pairs_text(),
-            CLANG_CUDA_PAIRS.get(major, CLANG_CUDA_PAIRS[21])[0],
+            CLANG_CUDA_PAIRS[pair_major][0],
+            pair_major,
+            _ADDONS[pair_major],
             _COMPILER_FLAG,
         ))
     if not staged:
@@ -157,18 +217,19 @@ def clang_common_args(ctx, target, rdc):
     for v in target.archs.virtuals:
         args.add("--cuda-gpu-arch=sm_" + v.virtual[len("compute_"):])
 
-    # PTX exactly where the archs say (clang 21's default embeds none).
+    # PTX exactly where the archs say (clang's default embeds none).
     args.add("--no-cuda-include-ptx=all")
     args.add_all(["--cuda-include-ptx=sm_" + v.virtual[len("compute_"):] for v in target.archs.virtuals if v.ptx])
     if rdc:
-        # clang 21's default for -fgpu-rdc, the new offload driver, links with
+        # clang's default for -fgpu-rdc (21 and 22), the new offload driver, links with
         # clang-linker-wrapper; the old one writes nvcc's kind of relocatable object.
         args.add_all(["-fgpu-rdc", "--no-offload-new-driver"])
 
     # The working directory every stage records (debug info), the same in every sandbox and checkout.
     args.add("-ffile-compilation-dir=" + CANONICAL_EXECROOT)
 
-    # The pair was checked at analysis (CLANG_CUDA_PAIRS); clang warns for every CUDA newer than 12.3.
+    # The pair was checked at analysis (CLANG_CUDA_PAIRS); clang 21 warns for every CUDA newer than 12.3,
+    # clang 22 for every one newer than 12.9.
     args.add("-Wno-unknown-cuda-version")
 
     # The C++ toolchain's flags first (the build's and the target's options below win).
@@ -184,6 +245,14 @@ def clang_common_args(ctx, target, rdc):
     args.add_all(cctx.system_includes, before_each = "-isystem", map_each = _execroot_relative)
     args.add_all(cctx.defines, format_each = "-D%s")
     args.add_all(options.local_defines, format_each = "-D%s")
+    if target.clang_arch_list:
+        # clang 22's driver defines __CUDA_ARCH_LIST__ from the archs compiled; a
+        # subset of the shipped set gets the shipped set's instead, as nvcc's
+        # stages do, so its compiles are a build of the shipped set's (one
+        # cache entry). The driver puts these after its own definition, which
+        # the stage scripts drop as dead (clang_scripts.py).
+        args.add("-U__CUDA_ARCH_LIST__")
+        args.add("-D__CUDA_ARCH_LIST__=" + target.clang_arch_list)
     return args
 
 def clang_source_args(actions, src, obj):

@@ -6,7 +6,7 @@ load("@rules_cc//cc/common:cc_common.bzl", "cc_common")
 load("@rules_cc//cc/common:cc_info.bzl", "CcInfo")
 load("//cuda_rules/private:actions/plan.bzl", "in_params_file")
 load("//cuda_rules/private:archs.bzl", "device_link_archs", "parse_archs", "pinned_arch_list", "toolkit_archs_error")
-load("//cuda_rules/private:compile/clang.bzl", "check_clang", "clang_common_args", "clang_options")
+load("//cuda_rules/private:compile/clang.bzl", "check_clang", "clang_common_args", "clang_defines_arch_list", "clang_options", "clang_wrapper_headers")
 load("//cuda_rules/private:compile/host_flags.bzl", "classify_host_flags", "toolchain_compile_flags")
 load("//cuda_rules/private:compile/make_variables.bzl", "expanded_attributes")
 load("//cuda_rules/private:compile/nvcc_args.bzl", "join_path", "nvcc_common_args", "nvcc_options")
@@ -110,6 +110,7 @@ def compile_attrs(aspects = []):
         "_runtime": attr.label(default = "//cuda_rules:runtime", providers = [CcInfo]),
         "_planner": attr.label(default = "//tools/nvcc_plan:cuda_plan", executable = True, cfg = "exec"),
         "_clang_embed": attr.label(default = "//tools/nvcc_plan:elf_splice", executable = True, cfg = "exec"),
+        "_clang_wrapper_headers": attr.label(default = "//cuda_rules:clang_wrapper_headers", providers = [CcInfo]),
     }
 
 def check_compiler(ctx):
@@ -249,7 +250,7 @@ def split_srcs(ctx):
         hdrs = [f for f in ctx.files.srcs if f.extension in HDR_EXTENSIONS],
     )
 
-def compilation(ctx, cuda, srcs, attrs):
+def compilation(ctx, cuda, srcs, attrs, compiler_headers = []):
     """What the target's sources compile against.
 
     Args:
@@ -257,12 +258,16 @@ def compilation(ctx, cuda, srcs, attrs):
       cuda: CudaToolchainInfo.
       srcs: struct from split_srcs.
       attrs: struct from make_variables.expanded_attributes.
+      compiler_headers: list of CcInfo the CUDA compiler itself needs (clang's
+        wrapper headers: compile/clang.bzl's clang_wrapper_headers), for this
+        target's CUDA compiles only (not its dependents').
 
     Returns:
       struct(
         public = CcInfo: this target's headers, includes and defines, and its deps' (what dependents see),
         cctx = CompilationContext the .cu files compile against (implementation_deps' included),
         implementation = list of CompilationContext of implementation_deps,
+        compiler_headers = the CcInfo list compiler_headers (in cctx, not in public),
         deps_cc = list of CcInfo below this target for dependents: deps, implementation_deps (their
           linking only), the CUDA runtime,
         headers = depset of File a .cu file may include,
@@ -285,7 +290,7 @@ def compilation(ctx, cuda, srcs, attrs):
     deps = [d[CcInfo] for d in ctx.attr.deps if CcInfo in d]
     implementation = [d[CcInfo] for d in ctx.attr.implementation_deps if CcInfo in d]
     public = cc_common.merge_cc_infos(direct_cc_infos = [own], cc_infos = deps + [runtime])
-    cctx = cc_common.merge_cc_infos(direct_cc_infos = [public], cc_infos = implementation).compilation_context
+    cctx = cc_common.merge_cc_infos(direct_cc_infos = [public], cc_infos = implementation + compiler_headers).compilation_context
 
     # nvcc spells its own include directories <toolkit>/bin/../targets/...:
     # bin/ must exist in the sandbox, so nvcc.profile travels with the headers.
@@ -294,6 +299,7 @@ def compilation(ctx, cuda, srcs, attrs):
         public = public,
         cctx = cctx,
         implementation = [i.compilation_context for i in implementation],
+        compiler_headers = compiler_headers,
         deps_cc = deps + [CcInfo(linking_context = i.linking_context) for i in implementation] + [runtime],
         headers = depset(srcs.hdrs, transitive = [cctx.headers, toolkit_headers]),
         host_copts = attrs.host_copts,
@@ -372,8 +378,14 @@ def target_context(ctx):
         if compiler == "clang":
             check_clang(ctx, fields["cc_toolchain"], cuda, archs, staged)
     attrs = expanded_attributes(ctx, fields["cc_toolchain"], fields["feature_configuration"])
+    clang_arch_list = ""
     if compiler == "clang":
-        # clang defines no __CUDA_ARCH_LIST__: no stage depends on the other archs.
+        # clang 21 defines no __CUDA_ARCH_LIST__: no stage depends on the other
+        # archs. clang 22 defines it, as nvcc does: its compiles get the shipped
+        # set's, as nvcc's stages do (clang_common_args). No stage of clang's
+        # table is chosen by the list (pinned_arch_list stays nvcc's).
+        if clang_defines_arch_list(fields["cc_toolchain"]):
+            clang_arch_list = pinned_arch_list
         pinned_arch_list = ""
         options = clang_options(ctx, toolchain_compile_flags(ctx, fields["cc_toolchain"], fields["feature_configuration"]), attrs)
     else:
@@ -384,10 +396,12 @@ def target_context(ctx):
         # One nvcc action cannot be given another list: nvcc's own (mixing
         # lists is safe, docs/cuda_library.md, "Mixing lists in one binary").
         pinned_arch_list = pinned_arch_list if staged else "",
+        # The __CUDA_ARCH_LIST__ clang's driver call sets (compile/clang.bzl), or "".
+        clang_arch_list = clang_arch_list,
         staged = staged,
         options = options,
         srcs = srcs,
-        comp = compilation(ctx, cuda, srcs, attrs),
+        comp = compilation(ctx, cuda, srcs, attrs, clang_wrapper_headers(ctx, cuda) if compiler == "clang" else []),
         deps = ctx.attr.deps + ctx.attr.implementation_deps,
         **fields
     )
@@ -561,9 +575,10 @@ def compile_cc(ctx, target):
         user_compile_flags = ctx.attr._host_copts[BuildSettingInfo].value + comp.host_copts,
         local_defines = comp.local_defines,
     )
-    if comp.implementation:
-        # What dependents see leaves out implementation_deps (the returned
-        # context would include them: compile only knows compilation_contexts).
+    if comp.implementation or comp.compiler_headers:
+        # What dependents see leaves out implementation_deps and the CUDA
+        # compiler's own headers (the returned context would include them:
+        # compile only knows compilation_contexts).
         context = comp.public.compilation_context
     return context, outputs
 
