@@ -12,6 +12,7 @@ load("//cuda_rules/private:compile/host_flags.bzl", "classify_host_flags")
 load("//cuda_rules/private:compile/nvcc_args.bzl", "CANONICAL_EXECROOT", "join_path")
 load("//cuda_rules/private:device_debug.bzl", "device_debug_requested")
 load("//cuda_rules/private:labels.bzl", "display_label")
+load("//cuda_rules/private:toolchain.bzl", "host_clang_major")
 
 visibility(["//cuda_rules/..."])
 
@@ -87,10 +88,7 @@ def clang_defines_arch_list(cc_toolchain):
     return major != None and major >= _ARCH_LIST_FROM
 
 def clang_major(cc_toolchain):
-    """The major version of the C++ toolchain's clang, from its resource directory, or None.
-
-    Every clang's built-in include directories hold <prefix>/lib/clang/<major>/include
-    (Bazel's C++ autoconfiguration and toolchains_llvm list it).
+    """The major version of the C++ toolchain's clang (toolchain.bzl's host_clang_major), or None.
 
     Args:
       cc_toolchain: the C++ toolchain.
@@ -98,13 +96,7 @@ def clang_major(cc_toolchain):
     Returns:
       int or None.
     """
-    for d in cc_toolchain.built_in_include_directories:
-        parts = d.rstrip("/").split("/")
-        if len(parts) >= 4 and parts[-1] == "include" and parts[-3] == "clang" and parts[-4] in ("lib", "lib64"):
-            major = parts[-2].split(".")[0]
-            if major.isdigit():
-                return int(major)
-    return None
+    return host_clang_major(cc_toolchain) or None
 
 def check_clang(ctx, cc_toolchain, cuda, archs, staged):
     """Fails analysis, naming what to do, for what these rules do not compile with clang.
