@@ -48,6 +48,21 @@ def host_gcc_major(cc_toolchain):
                     majors.append(int(major))
     return majors[0] if majors and all([m == majors[0] for m in majors]) else 0
 
+def toolkit_version(version):
+    """A toolkit version as a tuple to compare: "13.0" -> (13, 0) (a missing minor is 0).
+
+    Args:
+      version: e.g. CudaToolchainInfo.version, "12.4".
+
+    Returns:
+      (major, minor), or None when the version is not numeric.
+    """
+    major, _, rest = version.partition(".")
+    minor = rest.partition(".")[0] or "0"
+    if not major.isdigit() or not minor.isdigit():
+        return None
+    return (int(major), int(minor))
+
 def host_clang_major(cc_toolchain):
     """The major version of a C++ toolchain's clang, from its resource directory, or 0.
 

@@ -12,7 +12,7 @@ load("//cuda_rules/private:compile/host_flags.bzl", "classify_host_flags")
 load("//cuda_rules/private:compile/nvcc_args.bzl", "CANONICAL_EXECROOT", "join_path")
 load("//cuda_rules/private:device_debug.bzl", "device_debug_requested")
 load("//cuda_rules/private:labels.bzl", "display_label")
-load("//cuda_rules/private:toolchain.bzl", "host_clang_major")
+load("//cuda_rules/private:toolchain.bzl", "host_clang_major", "toolkit_version")
 
 visibility(["//cuda_rules/..."])
 
@@ -53,10 +53,6 @@ def _clang_for(version):
             return clang
     return sorted(CLANG_CUDA_PAIRS)[0]
 
-def _version_tuple(version):
-    parts = version.split(".")
-    return (int(parts[0]), int(parts[1])) if len(parts) >= 2 and parts[0].isdigit() and parts[1].isdigit() else None
-
 def clang_wrapper_headers(ctx, cuda):
     """What clang's CUDA wrapper headers include from outside the toolkit's include/, as CcInfo (a list).
 
@@ -67,7 +63,7 @@ def clang_wrapper_headers(ctx, cuda):
     Returns:
       list of CcInfo: for CUDA >= CLANG_WRAPPER_HEADERS_FROM, cuRAND's headers; else none.
     """
-    version = _version_tuple(cuda.version)
+    version = toolkit_version(cuda.version)
     if version == None or version < CLANG_WRAPPER_HEADERS_FROM:
         return []
     return [ctx.attr._clang_wrapper_headers[CcInfo]]

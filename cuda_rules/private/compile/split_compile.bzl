@@ -11,6 +11,7 @@ scheduler (resource_set), and 0 the whole machine.
 """
 
 load("@bazel_skylib//rules:common_settings.bzl", "BuildSettingInfo")
+load("//cuda_rules/private:toolchain.bzl", "toolkit_version")
 
 visibility(["//cuda_rules/...", "//tests/..."])
 
@@ -91,10 +92,6 @@ def split_compile_options(threads):
     """nvcc's option for the setting: none when off."""
     return [] if threads == 1 else ["--split-compile=%d" % threads]
 
-def _version(version):
-    major, _, minor = version.partition(".")
-    return (int(major), int(minor or "0"))
-
 def _arch_number(arch):
     digits = ""
     for c in arch.elems():
@@ -117,7 +114,7 @@ def splits_stage(stage, threads, version, arch = ""):
     Returns:
       True when the action runs `threads` threads.
     """
-    if threads == 1 or stage.split_compile == "" or _version(version) < _version(stage.split_compile):
+    if threads == 1 or stage.split_compile == "" or toolkit_version(version) < toolkit_version(stage.split_compile):
         return False
     number = _arch_number(arch)
     return stage.split_compile_below_arch == "" or number == None or number < int(stage.split_compile_below_arch)
