@@ -57,6 +57,18 @@ def _compiler(prefix):
     return run("-dumpfullversion").stdout.strip(), search.split()
 
 
+def _colliding(log_a, log_b):
+    """{mnemonic: [output]} of the actions whose key is the same in both logs and whose outputs are not."""
+    b = {s.digest: s for s in cache_report_lib.read_log(log_b)}
+    colliding = {}
+    for s in cache_report_lib.read_log(log_a):
+        other = b.get(s.digest)
+        if other is not None and other.output_digests != s.output_digests:
+            colliding.setdefault(s.mnemonic, []).append(s.outputs[0])
+            print("one key (%s), two outputs: %s %s" % (s.digest[:12], s.mnemonic, s.outputs[0]))
+    return colliding
+
+
 def _keys(log):
     """{output path under bazel-bin: (mnemonic, action key)} of the CUDA stages a build ran or took from a cache."""
     return {s.outputs[0].split("/bin/", 1)[1]: (s.mnemonic, s.digest)
@@ -84,6 +96,7 @@ class HostToolchainTest(unittest.TestCase):
             for c, name in ((cls.a, "a_auto"), (cls.b, "b_auto")):
                 c.bazel("build", cc, "--disk_cache=" + os.path.join(tmp, "disk_cache_" + name),
                         "--execution_log_json_file=" + cls.logs[name], *TARGETS)
+            cls.colliding = _colliding(cls.logs["a_auto"], cls.logs["b_auto"])
             cls.a_auto = cls.a.cuda_outputs(ARCHS)
             cls.b_auto = cls.b.cuda_outputs(ARCHS)
             for c in (cls.a, cls.b):
@@ -108,24 +121,13 @@ class HostToolchainTest(unittest.TestCase):
         self.assertTrue(any(p.endswith(".cpp4.ii") for p in different), different)
         self.assertTrue(any(p.endswith(".host.o") for p in different), different)
 
-    def _colliding(self):
-        """{mnemonic: [output]} of the actions whose key is the same on both machines and whose outputs are not."""
-        b = {s.digest: s for s in cache_report_lib.read_log(self.logs["b_auto"])}
-        colliding = {}
-        for s in cache_report_lib.read_log(self.logs["a_auto"]):
-            other = b.get(s.digest)
-            if other is not None and other.output_digests != s.output_digests:
-                colliding.setdefault(s.mnemonic, []).append(s.outputs[0])
-                print("one key (%s), two outputs: %s %s" % (s.digest[:12], s.mnemonic, s.outputs[0]))
-        return colliding
-
     def test_autodetected_toolchain_keys_every_cuda_stage_by_its_compiler(self):
         """The machine's compiler's id (@cuda_host_compiler_id) is an input of every stage that runs it.
 
         Without it (before 2026-12-02) CudaPlan (nvcc tells cudafe++ and cicc the compiler's version) and
         CudaPreprocess had one key for two outputs here.
         """
-        self.assertEqual([m for m in self._colliding() if m.startswith("Cuda")], [])
+        self.assertEqual([m for m in self.colliding if m.startswith("Cuda")], [])
         a, b = _keys(self.logs["a_auto"]), _keys(self.logs["b_auto"])
         checked = 0
         for path, (mnemonic, key) in a.items():
@@ -136,7 +138,7 @@ class HostToolchainTest(unittest.TestCase):
 
     def test_autodetected_toolchain_cc_rules_give_two_outputs_one_key(self):
         """The hole that remains with the machine's toolchain: Bazel's own C++ rules (driver_api_demo's main.cc)."""
-        self.assertIn("CppCompile", self._colliding())
+        self.assertIn("CppCompile", self.colliding)
 
     def test_hermetic_toolchain_writes_the_same_bytes_on_both_machines(self):
         self.assertEqual(sorted(self.a_hermetic), sorted(self.b_hermetic))
