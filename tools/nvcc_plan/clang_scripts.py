@@ -25,6 +25,7 @@ output byte:
   in an empty directory they do not resolve, whatever the strategy.
 """
 
+import contextlib
 import dataclasses
 import hashlib
 import json
@@ -312,10 +313,43 @@ def clang_args(layout, args):
     return list(args) + ["-cuid=" + compile_scripts.module_id_of(layout)]
 
 
+@contextlib.contextmanager
+def _source_present(layout, cwd):
+    """The source exists for `clang -###` while the block runs: an empty file if it is absent.
+
+    clang's plan only checks that its input exists: the source is not an input of
+    CudaPlan (its content does not change the plan, and with it every edit would
+    plan again), so a remote executor's input root, or a sandbox, may lack it.
+    """
+    relative = layout.src[len(_PROC_CWD) :] if layout.src.startswith(_PROC_CWD) else layout.src
+    path = os.path.join(cwd or os.getcwd(), relative)
+    if os.path.exists(path):
+        yield
+        return
+    created = []
+    parent = os.path.dirname(path)
+    while parent and not os.path.isdir(parent):
+        created.append(parent)
+        parent = os.path.dirname(parent)
+    for d in reversed(created):
+        os.mkdir(d)
+    open(path, "w").close()
+    try:
+        yield
+    finally:
+        os.remove(path)
+        for d in created:
+            os.rmdir(d)
+
+
+_PROC_CWD = "/proc/self/cwd/"
+
+
 def plan(clang, layout, args, cwd=None):
     """Plans the layout's source with `clang -###`: ({path: content} of the scripts, the driver call)."""
     call = clang_args(layout, args)
-    _, parsed = clang_dryrun.parse(clang_dryrun.run(clang, call, cwd=cwd))
+    with _source_present(layout, cwd):
+        _, parsed = clang_dryrun.parse(clang_dryrun.run(clang, call, cwd=cwd))
     out = for_source(parsed, layout, clang)
     out[layout.module_id_file] = compile_scripts.module_id_of(layout)
     out[layout.nvcc_args_file] = json.dumps({"clang": clang, "args": call}, indent=1) + "\n"

@@ -1,11 +1,13 @@
 """clang_dryrun and clang_scripts against a plan recorded from clang 21.1.8 with CUDA 12.4 (testdata/)."""
 
 import os
+import tempfile
 import unittest
 
 from runfiles import runfiles
 
 from tools.nvcc_plan import clang_dryrun
+from tools.nvcc_plan import clang_scripts
 from tools.nvcc_plan import layout as layout_lib
 from tools.nvcc_plan import scripts as scripts_lib
 from tools.nvcc_plan import stage_graph
@@ -191,9 +193,6 @@ class RelocatableTest(unittest.TestCase):
             self.lib.for_source(self.plan, layout, _DRIVER)
 
 
-if __name__ == "__main__":
-    unittest.main()
-
 
 class DeadArchListTest(unittest.TestCase):
     """clang 22's own __CUDA_ARCH_LIST__ goes where the rules' pinned list (-U, then -D) follows it."""
@@ -219,3 +218,37 @@ class DeadArchListTest(unittest.TestCase):
     def test_a_definition_after_the_undefine_stays(self):
         argv = ["clang", "-U__CUDA_ARCH_LIST__", "-D__CUDA_ARCH_LIST__=800,900"]
         self.assertEqual(self.drop(argv), argv)
+
+
+class SourcePresentTest(unittest.TestCase):
+    """clang -### stats its input, which a remote executor's input root for CudaPlan lacks."""
+
+    def setUp(self):
+        self.cwd = tempfile.mkdtemp(dir=os.environ.get("TEST_TMPDIR"))
+        self.layout = _layout()
+
+    def _path(self):
+        src = self.layout.src
+        return os.path.join(self.cwd, src[len("/proc/self/cwd/") :] if src.startswith("/proc/self/cwd/") else src)
+
+    def test_an_absent_source_is_an_empty_file_while_planning_then_gone(self):
+        self.assertFalse(os.path.exists(os.path.dirname(self._path())))
+        with clang_scripts._source_present(self.layout, self.cwd):
+            with open(self._path()) as f:
+                self.assertEqual(f.read(), "")
+        self.assertFalse(os.path.exists(self._path()))
+        # The directories it made are gone too: the action's input root is as it was.
+        self.assertEqual(os.listdir(self.cwd), [])
+
+    def test_a_present_source_is_left_alone(self):
+        os.makedirs(os.path.dirname(self._path()))
+        with open(self._path(), "w") as f:
+            f.write("__global__ void k() {}\n")
+        with clang_scripts._source_present(self.layout, self.cwd):
+            pass
+        with open(self._path()) as f:
+            self.assertEqual(f.read(), "__global__ void k() {}\n")
+
+
+if __name__ == "__main__":
+    unittest.main()
