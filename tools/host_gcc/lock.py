@@ -1,10 +1,11 @@
 """Regenerates cuda_rules/private/repo/host_gcc_debs.bzl: the hermetic host C++ toolchains
-(gcc, binutils and the C library they build against) from Debian's packages, pinned by
-URL and sha256.
+(gcc, binutils and the C library they build against; and clang, which builds against a gcc
+toolchain's libraries) from Debian's packages, pinned by URL and sha256.
 
 Usage (any Python 3.9+, no third-party packages; needs Debian's mirror):
     python3 tools/host_gcc/lock.py                        # every toolchain of TOOLCHAINS below
     python3 tools/host_gcc/lock.py --cache_dir=/tmp/debs  # keep the downloaded .debs
+    python3 tools/host_gcc/lock.py clang22                # one toolchain; the others stay as they are
 
 //tools/host_gcc:table writes the table again from what it holds (`--render`,
 no network), and dev/BUILD.bazel checks it in like every generated file.
@@ -17,12 +18,19 @@ every package whole into one root directory. The compiler's programs run with
 that root's own dynamic loader and libraries, so they need nothing from the
 machine but a Linux kernel; the same root is the --sysroot of every compile and
 link, so a binary needs the suite's glibc or newer, nothing else.
+
+A clang toolchain (CLANG_TOOLCHAINS) is two roots: the compiler's closure from
+its own suite (clang, its libraries and the C library it runs on, unpacked into
+clang/), and a gcc toolchain of TOOLCHAINS as the sysroot it compiles and links
+against (libstdc++, glibc, binutils' ld). So the glibc floor of what it builds
+is the gcc toolchain's, not the newer suite's.
 """
 
 import argparse
 import os
 import re
 import sys
+import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 if __package__ in (None, ""):  # run as a plain script: import from this checkout
@@ -35,6 +43,9 @@ TABLE = os.path.join(ROOT, "cuda_rules", "private", "repo", "host_gcc_debs.bzl")
 MIRROR = "https://deb.debian.org/debian"
 # Where a suite's files stay once it leaves the mirror (bullseye's long-term support ends in 2026).
 ARCHIVE = "https://archive.debian.org/debian"
+# Where a stable suite's files stay once a point release supersedes them (they
+# leave the mirror then): Debian's snapshot archive, as of the lock's time.
+SNAPSHOT = "https://snapshot.debian.org/archive/debian/{timestamp}"
 
 # platform -> Debian's architecture, the GNU triplet, and the dynamic loader (relative to the root).
 PLATFORMS = {
@@ -55,6 +66,32 @@ TOOLCHAINS = {
         "toolkits": ["12.4", "13.0", "13.5"],
     },
 }
+
+# name -> the suite of the compiler, the clang major, the root packages, the
+# packages of the closure left out (the suite's own C and C++ libraries to
+# build against, binutils and the linker plugin: the sysroot toolchain gives
+# those), the gcc toolchain (TOOLCHAINS) that is its sysroot, and the CUDA
+# versions it compiles in clang mode (compile/clang.bzl's CLANG_CUDA_PAIRS).
+CLANG_TOOLCHAINS = {
+    "clang22": {
+        "suite": "trixie",
+        "clang": "22",
+        # The compiler and its resource directory (the CUDA wrapper headers).
+        "roots": ["clang-22", "libclang-common-22-dev"],
+        "left_out": ["binutils", "libc6-dev", "libclang1-22", "libgcc-14-dev", "libobjc-14-dev", "libstdc++-14-dev", "llvm-22-linker-tools"],
+        "sysroot": "gcc10",
+        "toolkits": ["13.0"],
+    },
+}
+
+# What every clang root must hold ({clang}: the major, {loader}: where the suite's libc6 puts it).
+REQUIRED_CLANG = [
+    "usr/lib/llvm-{clang}/bin/clang",
+    "usr/lib/llvm-{clang}/lib/clang/{clang}/include/__clang_cuda_runtime_wrapper.h",
+    "usr/lib/llvm-{clang}/lib/clang/{clang}/include/cuda_wrappers/new",
+    "usr/lib/{triplet}/libc.so.6",
+    "{loader}",
+]
 
 # What every toolchain root must hold after extraction ({gcc}: the major, {triplet} and {loader}: the platform's).
 REQUIRED = [
@@ -100,7 +137,8 @@ def closure(index, roots, left_out):
     return sorted(seen)
 
 
-def lock_platform(mirror, config, platform):
+def lock_platform(mirror, config, platform, fallback=ARCHIVE, output="root", required=None):
+    """The .debs of one platform; `required` (paths with {triplet} and {loader}) must be among their files."""
     arch, triplet, loader = PLATFORMS[platform]
     index = mirror.index(config["suite"], "main", arch)
     entries = []
@@ -115,18 +153,26 @@ def lock_platform(mirror, config, platform):
             "package": name,
             "version": fields["Version"],
             "filename": os.path.basename(fields["Filename"]),
-            "urls": [mirror.base + "/" + fields["Filename"], ARCHIVE + "/" + fields["Filename"]],
+            "urls": [mirror.base + "/" + fields["Filename"], fallback + "/" + fields["Filename"]],
             "sha256": fields["SHA256"],
             "size": int(fields["Size"]),
             "type": "deb",
-            "output": "root",
+            "output": output,
         })
         print("  %s %-28s %-24s %6.1f MB" % (platform, name, fields["Version"], int(fields["Size"]) / 1e6))
-    required = [p.format(gcc=config["gcc"], triplet=triplet, loader=loader) for p in REQUIRED]
+    if required is None:
+        required = [p.format(gcc=config["gcc"], triplet=triplet, loader=loader) for p in REQUIRED]
+    else:
+        required = [p.format(triplet=triplet, loader=suite_loader(held, loader)) for p in required]
     missing = [p for p in required if p not in held]
     if missing:
         raise debs.LockError("%s: the packages give no %s" % (platform, ", ".join(missing)))
     return entries
+
+
+def suite_loader(held, loader):
+    """Where a suite's libc6 puts the dynamic loader: `loader`, or under usr/ (merged /usr, Debian 12 on)."""
+    return loader if loader in held else "usr/" + loader
 
 
 def lock(mirror, name):
@@ -149,6 +195,38 @@ def lock(mirror, name):
     return entry
 
 
+def lock_clang(mirror, name, timestamp):
+    """A CLANG_TOOLCHAINS entry: the compiler's .debs (into clang/) and where they run from."""
+    config = CLANG_TOOLCHAINS[name]
+    required = [p.replace("{clang}", config["clang"]) for p in REQUIRED_CLANG]
+    entry = {
+        "suite": config["suite"],
+        "clang": config["clang"],
+        "sysroot": config["sysroot"],
+        "toolkits": config["toolkits"],
+        "snapshot": timestamp,
+        "triplets": {p: t for p, (_, t, _) in PLATFORMS.items()},
+        "debs": {},
+    }
+    fallback = SNAPSHOT.format(timestamp=timestamp)
+    for platform in sorted(PLATFORMS):
+        entry["debs"][platform] = lock_platform(mirror, config, platform, fallback=fallback, output="clang", required=required)
+    entry["loaders"] = {}
+    for platform, (arch, _, loader) in PLATFORMS.items():
+        libc = [d for d in entry["debs"][platform] if d["package"] == "libc6"][0]
+        # The same path lock_platform found in the package (x86-64: usr/lib64/...).
+        entry["loaders"][platform] = suite_loader(_members(mirror, config["suite"], arch, libc), loader)
+    versions = {d["package"]: d["version"] for d in entry["debs"]["x86_64"]}
+    entry["clang_version"] = versions["clang-" + config["clang"]]
+    entry["glibc_version"] = versions["libc6"]
+    return entry
+
+
+def _members(mirror, suite, arch, deb):
+    fields = mirror.index(suite, "main", arch)[deb["package"]][0]
+    return {p for p, (kind, _) in debs.deb_members(mirror.deb(fields))[1].items() if kind != "dir"}
+
+
 def render(table):
     return (
         '"""Hermetic host C++ toolchains from Debian\'s packages. Generated by tools/host_gcc/lock.py: do not edit.\n\n'
@@ -156,14 +234,22 @@ def render(table):
         "the CUDA versions whose nvcc accepts it, and per platform every .deb of the closure, each\n"
         "unpacked whole into the repository's root/ (cuda_rules/private/repo/host_gcc.bzl).\n"
         '"""\n\n'
-        "HOST_GCC = " + starlark_table.render(table) + "\n"
+        "HOST_GCC = " + starlark_table.render({k: v for k, v in table.items() if k in TOOLCHAINS}) + "\n\n"
+        "# Per clang toolchain: its suite, the clang major and version, the gcc toolchain above that is\n"
+        "# its sysroot, the CUDA versions it compiles, the snapshot.debian.org time its fallback URLs\n"
+        "# name, and per platform the .debs of the compiler's closure, unpacked into clang/.\n"
+        "HOST_CLANG = " + starlark_table.render({k: v for k, v in table.items() if k in CLANG_TOOLCHAINS}) + "\n"
     )
 
 
 def read_table(path=TABLE):
-    """HOST_GCC of the generated file (JSON-compatible Starlark)."""
+    """HOST_GCC and HOST_CLANG of the generated file, as one dict (JSON-compatible Starlark)."""
     with open(path) as f:
-        return starlark_table.read(f.read(), "HOST_GCC")
+        text = f.read()
+    table = starlark_table.read(text, "HOST_GCC")
+    if "\nHOST_CLANG = " in text:
+        table.update(starlark_table.read(text, "HOST_CLANG"))
+    return table
 
 
 def main(argv):
@@ -178,13 +264,17 @@ def main(argv):
             f.write(render(read_table(args.render[0])))
         return
     mirror = debs.Mirror(args.mirror, args.cache_dir)
-    table = {}
-    for name in args.names or sorted(TOOLCHAINS):
-        if name not in TOOLCHAINS:
-            parser.error("%s is not in TOOLCHAINS (it has %s)" % (name, ", ".join(sorted(TOOLCHAINS))))
-        print("%s from Debian %s" % (name, TOOLCHAINS[name]["suite"]))
+    known = sorted(TOOLCHAINS) + sorted(CLANG_TOOLCHAINS)
+    # The toolchains not named keep their entries.
+    table = {k: v for k, v in read_table().items() if k in known} if os.path.exists(TABLE) else {}
+    timestamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+    for name in args.names or known:
+        if name not in known:
+            parser.error("%s is not in TOOLCHAINS or CLANG_TOOLCHAINS (they have %s)" % (name, ", ".join(known)))
+        config = TOOLCHAINS.get(name) or CLANG_TOOLCHAINS[name]
+        print("%s from Debian %s" % (name, config["suite"]))
         try:
-            table[name] = lock(mirror, name)
+            table[name] = lock(mirror, name) if name in TOOLCHAINS else lock_clang(mirror, name, timestamp)
         except debs.LockError as e:
             sys.exit("lock.py: %s: %s" % (name, e))
     with open(TABLE, "w") as f:

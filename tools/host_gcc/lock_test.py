@@ -88,12 +88,16 @@ class TableTest(unittest.TestCase):
             for platform, entries in entry["debs"].items():
                 packages = [d["package"] for d in entries]
                 self.assertEqual(len(packages), len(set(packages)), (name, platform))
+                clang = name in lock.CLANG_TOOLCHAINS
+                # The mirror first, then where its files stay: the archive a suite moves
+                # to, or (a stable suite, whose point releases supersede them) the snapshot
+                # archive as of the lock.
+                fallback = lock.SNAPSHOT.format(timestamp=entry["snapshot"]) if clang else lock.ARCHIVE
                 for deb in entries:
                     self.assertRegex(deb["sha256"], r"^[0-9a-f]{64}$")
                     self.assertEqual(deb["type"], "deb")
-                    self.assertEqual(deb["output"], "root")
-                    # The mirror first, then the archive its suite moves to.
-                    self.assertEqual([re.sub(r"/pool/.*", "", u) for u in deb["urls"]], [lock.MIRROR, lock.ARCHIVE], deb["package"])
+                    self.assertEqual(deb["output"], "clang" if clang else "root")
+                    self.assertEqual([re.sub(r"/pool/.*", "", u) for u in deb["urls"]], [lock.MIRROR, fallback], deb["package"])
                     self.assertEqual(len({u.split("/pool/", 1)[1] for u in deb["urls"]}), 1, deb["urls"])
 
     def test_one_suite_gives_the_compiler_and_the_c_library(self):
@@ -124,3 +128,31 @@ class TableTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class ClangTableTest(unittest.TestCase):
+    """The clang toolchain: its compiler's closure, and the gcc toolchain it builds against."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.table = lock.read_table()
+
+    def test_the_compiler_its_headers_and_its_c_library(self):
+        entry = self.table["clang22"]
+        self.assertEqual((entry["suite"], entry["clang"]), ("trixie", "22"))
+        self.assertRegex(entry["snapshot"], r"^\d{8}T\d{6}Z$")
+        for platform, entries in entry["debs"].items():
+            packages = {d["package"]: d["version"] for d in entries}
+            # The resource directory (the CUDA wrapper headers) and the C library clang runs on.
+            for needed in ("clang-22", "libclang-common-22-dev", "libllvm22", "libclang-cpp22", "libc6"):
+                self.assertIn(needed, packages, platform)
+            self.assertEqual(packages["clang-22"], entry["clang_version"], platform)
+            # What clang builds against comes from the sysroot toolchain, not this suite.
+            for left_out in ("libc6-dev", "libstdc++-14-dev", "binutils"):
+                self.assertNotIn(left_out, packages, platform)
+        self.assertEqual(entry["loaders"], {"aarch64": "usr/lib/ld-linux-aarch64.so.1", "x86_64": "usr/lib64/ld-linux-x86-64.so.2"})
+
+    def test_its_sysroot_is_a_gcc_toolchain_of_the_table(self):
+        entry = self.table["clang22"]
+        self.assertIn(entry["sysroot"], lock.TOOLCHAINS)
+        self.assertEqual(sorted(entry["debs"]), sorted(self.table[entry["sysroot"]]["debs"]))
