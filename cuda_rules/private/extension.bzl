@@ -5,9 +5,10 @@ load("//cuda_rules/private/repo:arch_repositories.bzl", "native_archs_repository
 load("//cuda_rules/private/repo:components.bzl", "CUDA_COMPONENTS")
 load("//cuda_rules/private/repo:cuda_debs.bzl", "CUDA_DEBS")
 load("//cuda_rules/private/repo:cuda_libraries.bzl", "CUDA_LIBRARY_VERSIONS")
+load("//cuda_rules/private/repo:host_clang.bzl", "host_clang_repository")
 load("//cuda_rules/private/repo:host_compiler_id.bzl", "host_compiler_id_repository")
 load("//cuda_rules/private/repo:host_gcc.bzl", "host_gcc_repository")
-load("//cuda_rules/private/repo:host_gcc_debs.bzl", "HOST_GCC")
+load("//cuda_rules/private/repo:host_gcc_debs.bzl", "HOST_CLANG", "HOST_GCC")
 load("//cuda_rules/private/repo:library_repository.bzl", "cuda_hub_alias_repository", "cuda_hub_repository", "cuda_library_repository")
 load("//cuda_rules/private/repo:redist.bzl", "NVIDIA_REDIST", "manifest_urls", "parse_version")
 load(
@@ -477,10 +478,12 @@ def _cuda_impl(module_ctx):
     native_archs_repository(name = "cuda_native_archs")
 
     # The hermetic host C++ toolchains, fetched only by a build that selects
-    # one (--@rules_cuda_stages//cuda_rules:host_toolchain=gcc10;
+    # one (--@rules_cuda_stages//cuda_rules:host_toolchain=gcc10 or clang22;
     # cuda_rules/host_toolchain/BUILD.bazel registers them).
     for toolchain in HOST_GCC:
         host_gcc_repository(name = "cuda_host_" + toolchain, toolchain = toolchain)
+    for toolchain in HOST_CLANG:
+        host_clang_repository(name = "cuda_host_" + toolchain, toolchain = toolchain)
 
     # The machine's C++ compiler, in the keys of the stages that run it when
     # the build's C++ toolchain is the one Bazel configures from the machine.

@@ -107,8 +107,12 @@ def host_compiler_error(label, version, compiler, max_version, found, path):
             "point Bazel's C++ toolchain at {c} {max} or older (e.g. --repo_env=CC={c}-{max}, or " +
             "register a C++ toolchain for it), or use a CUDA toolkit that accepts {c} {found} " +
             "(--@rules_cuda_stages//cuda_rules:toolkit=...; docs/toolkits.md lists each version's limit). " +
+            "{clang_mode}" +
             "To compile anyway with nvcc's -allow-unsupported-compiler, set " +
             "cuda.toolkit(version = \"{version}\", host_compiler_check = False) in MODULE.bazel.").format(
+        # A clang too new for nvcc may compile the CUDA itself (the hermetic clang22 is for that).
+        clang_mode = ("Or let clang compile the CUDA itself: --@rules_cuda_stages//cuda_rules:compiler=clang " +
+                      "(docs/cuda_library.md, \"clang as the CUDA compiler\", lists its clang x CUDA pairs). ") if compiler == "clang" else "",
         version = version,
         label = label,
         c = compiler,

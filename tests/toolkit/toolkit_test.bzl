@@ -297,7 +297,9 @@ def _host_compiler_test_impl(ctx):
         "the C++ toolchain's compiler is clang 21 (/usr/bin/clang)",
         "--repo_env=CC=clang-17",
         "--@rules_cuda_stages//cuda_rules:host_toolchain=gcc10",
+        "Or let clang compile the CUDA itself: --@rules_cuda_stages//cuda_rules:compiler=clang",
     ])
+    asserts.false(env, "compiler=clang" in host_compiler_error("@cuda_12_4_x86_64", "12.4", "gcc", 13, 14, "/usr/bin/gcc"))
 
     # The limits, from the headers of CUDA 12.4 and 13.0 (crt/host_config.h's lines).
     asserts.equals(env, {"gcc": 13, "clang": 17}, host_config_limits(

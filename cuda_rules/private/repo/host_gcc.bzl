@@ -27,7 +27,7 @@ load(":library_repository.bzl", "download_archives", "host_platform")
 
 visibility(["//cuda_rules/...", "//tests/..."])
 
-_REGENERATE = "python3 tools/host_gcc/lock.py"
+REGENERATE = "python3 tools/host_gcc/lock.py"
 
 # Programs run through root/'s loader: wrapper name -> path under root/ ({t}: triplet, {v}: gcc major).
 _DRIVERS = {
@@ -58,7 +58,7 @@ _PROGRAMS = {
 }
 
 # Bazel's target_cpu of each platform.
-_TARGET_CPU = {"x86_64": "k8", "aarch64": "aarch64"}
+TARGET_CPU = {"x86_64": "k8", "aarch64": "aarch64"}
 
 _WRAPPER = """#!/bin/sh
 # Written by rules_cuda_stages (cuda_rules/private/repo/host_gcc.bzl): {program} of {what},
@@ -75,7 +75,7 @@ def _wrappers(rctx, entry, platform, what):
     for name, real in _DRIVERS.items() + _PROGRAMS.items():
         real = real.format(t = triplet, v = major)
         if not rctx.path("root/" + real).exists:
-            fail("rules_cuda_stages: {}: the packages hold no {}. Fix: regenerate the table with `{}`.".format(what, real, _REGENERATE))
+            fail("rules_cuda_stages: {}: the packages hold no {}. Fix: regenerate the table with `{}`.".format(what, real, REGENERATE))
 
         # The drivers find the other wrappers first (-B: cc1plus, as, collect2,
         # ld), and compile and link against root/ whoever calls them.
@@ -89,22 +89,47 @@ def _wrappers(rctx, entry, platform, what):
             extra = extra,
         ), executable = True)
 
-def _host_gcc_impl(rctx):
-    name = rctx.attr.toolchain
-    entry = HOST_GCC[name]
-    platform = host_platform(rctx)
-    what = "the hermetic host toolchain {} (Debian {}: gcc {}, glibc {})".format(name, entry["suite"], entry["gcc_version"], entry["glibc_version"])
+def check_platform(entry, platform, what, flag_value):
+    """Fails naming the flag to drop when `entry` (a table entry) has no .debs for `platform`."""
     if platform not in entry["debs"]:
         fail(("rules_cuda_stages: {} is built for {} only, and this machine is {}. " +
               "Fix: drop --@rules_cuda_stages//cuda_rules:host_toolchain={} (the C++ toolchain Bazel finds is used).").format(
             what,
             ", ".join(sorted(entry["debs"])),
             platform,
-            name,
+            flag_value,
         ))
-    download_archives(rctx, entry["debs"][platform], what, _REGENERATE)
+
+def unpack_host_gcc(rctx, name, platform, what):
+    """Unpacks gcc toolchain `name` of the table into root/ and writes its wrappers into bin/.
+
+    Args:
+      rctx: the repository_ctx.
+      name: the HOST_GCC entry.
+      platform: host_platform(rctx).
+      what: what it is, for messages.
+
+    Returns:
+      The HOST_GCC entry.
+    """
+    entry = HOST_GCC[name]
+    download_archives(rctx, entry["debs"][platform], what, REGENERATE)
     make_root_standalone(rctx, "root", what)
     _wrappers(rctx, entry, platform, what)
+    return entry
+
+def gcc_what(name):
+    """How messages name gcc toolchain `name`."""
+    entry = HOST_GCC[name]
+    return "the hermetic host toolchain {} (Debian {}: gcc {}, glibc {})".format(name, entry["suite"], entry["gcc_version"], entry["glibc_version"])
+
+def _host_gcc_impl(rctx):
+    name = rctx.attr.toolchain
+    entry = HOST_GCC[name]
+    platform = host_platform(rctx)
+    what = gcc_what(name)
+    check_platform(entry, platform, what, name)
+    unpack_host_gcc(rctx, name, platform, what)
     triplet = entry["triplets"][platform]
     major = entry["gcc"]
 
@@ -135,7 +160,7 @@ def _host_gcc_impl(rctx):
             "%sysroot%/usr/include/{}/c++/{}".format(triplet, major),
             "%sysroot%/usr/include/c++/{}/backward".format(major),
         ]),
-        target_cpu = _TARGET_CPU[platform],
+        target_cpu = TARGET_CPU[platform],
         triplet = triplet,
     ))
 
