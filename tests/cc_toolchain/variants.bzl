@@ -1,8 +1,9 @@
-"""One target's stage scripts and outputs under other build flags (compilation mode, --cxxopt, device debug, host toolchain, toolkit), side by side."""
+"""One target's stage scripts and outputs under other build flags (compilation mode, --cxxopt, device debug, host toolchain, CUDA compiler, toolkit), side by side."""
 
 load("@rules_python//python:defs.bzl", "py_test")
 
 _MODE = "//command_line_option:compilation_mode"
+_COMPILER = str(Label("//cuda_rules:compiler"))
 _COPT = "//command_line_option:copt"
 _CXXOPT = "//command_line_option:cxxopt"
 _DEVICE_DEBUG = str(Label("//cuda_rules:device_debug"))
@@ -12,6 +13,7 @@ _TOOLKIT = str(Label("//cuda_rules:toolkit"))
 def _transition_impl(settings, attr):
     return {
         _MODE: attr.compilation_mode or settings[_MODE],
+        _COMPILER: attr.compiler or settings[_COMPILER],
         _COPT: settings[_COPT] + attr.copt,
         _CXXOPT: settings[_CXXOPT] + attr.cxxopt,
         _DEVICE_DEBUG: attr.device_debug,
@@ -21,8 +23,8 @@ def _transition_impl(settings, attr):
 
 _variant_transition = transition(
     implementation = _transition_impl,
-    inputs = [_MODE, _COPT, _CXXOPT, _HOST_TOOLCHAIN, _TOOLKIT],
-    outputs = [_MODE, _COPT, _CXXOPT, _DEVICE_DEBUG, _HOST_TOOLCHAIN, _TOOLKIT],
+    inputs = [_MODE, _COMPILER, _COPT, _CXXOPT, _HOST_TOOLCHAIN, _TOOLKIT],
+    outputs = [_MODE, _COMPILER, _COPT, _CXXOPT, _DEVICE_DEBUG, _HOST_TOOLCHAIN, _TOOLKIT],
 )
 
 _GROUPS = ["cuda_plan", "ptx", "cubin", "cuda_objects"]
@@ -45,6 +47,7 @@ stage_variant = rule(
     attrs = {
         "target": attr.label(cfg = _variant_transition, mandatory = True, doc = "A cuda_library of one .cu file."),
         "compilation_mode": attr.string(doc = "-c for the target (empty: the build's)."),
+        "compiler": attr.string(doc = "--@rules_cuda_stages//cuda_rules:compiler (empty: the build's)."),
         "copt": attr.string_list(doc = "--copt values added."),
         "cxxopt": attr.string_list(doc = "--cxxopt values added."),
         "device_debug": attr.string_list(doc = "--@rules_cuda_stages//cuda_rules:device_debug."),

@@ -9,6 +9,7 @@ _TOOLKIT = "//cuda_rules:toolkit"
 _HOST_CLANG = "//tests/host_clang:clang"
 _CLANG22 = "//tests/clang:clang22"
 _ARCHS = "//cuda_rules:archs"
+_HOST_TOOLCHAIN = "//cuda_rules:host_toolchain"
 
 # The toolkit of the supported pair with each clang of tools/bazelw (compile/clang.bzl's CLANG_CUDA_PAIRS):
 # clang 21 (@host_clang, its clang addon) and clang 22 (@cuda_clang22, its clang22 addon).
@@ -18,18 +19,22 @@ CLANG_TOOLKITS = {
 }
 
 def _clang_transition_impl(settings, attr):
+    # The hermetic clang 22 (--@rules_cuda_stages//cuda_rules:host_toolchain=clang22)
+    # instead of tools/bazelw's.
+    hermetic = getattr(attr, "hermetic", False)
     return {
         _COMPILER: "clang",
         _HOST_CLANG: attr.clang == 21,
-        _CLANG22: attr.clang == 22,
+        _CLANG22: attr.clang == 22 and not hermetic,
+        _HOST_TOOLCHAIN: "clang22" if hermetic else settings[_HOST_TOOLCHAIN],
         _TOOLKIT: attr.toolkit or CLANG_TOOLKITS[attr.clang],
         _ARCHS: getattr(attr, "archs", "") or settings[_ARCHS],
     }
 
 _clang_transition = transition(
     implementation = _clang_transition_impl,
-    inputs = [_ARCHS],
-    outputs = [_COMPILER, _HOST_CLANG, _CLANG22, _TOOLKIT, _ARCHS],
+    inputs = [_ARCHS, _HOST_TOOLCHAIN],
+    outputs = [_COMPILER, _HOST_CLANG, _CLANG22, _HOST_TOOLCHAIN, _TOOLKIT, _ARCHS],
 )
 
 _CLANG_ATTR = attr.int(default = 21, values = [21, 22], doc = "The clang: 21 (@host_clang) or 22 (@cuda_clang22).")
@@ -61,6 +66,7 @@ with_clang = rule(
         "archs": attr.string(doc = "--@rules_cuda_stages//cuda_rules:archs for `srcs` (default: the build's)."),
         "scripts_only": attr.bool(doc = "The files are the stage scripts among `srcs`' files, at <name>/<script>."),
         "clang": _CLANG_ATTR,
+        "hermetic": attr.bool(doc = "clang 22 is the hermetic one (host_toolchain=clang22), not tools/bazelw's."),
         "toolkit": attr.string(doc = "The toolkit (default: CLANG_TOOLKITS[clang])."),
         "_allowlist_function_transition": attr.label(default = "@bazel_tools//tools/allowlists/function_transition_allowlist"),
     },
@@ -83,13 +89,15 @@ clang_compiled = rule(
     },
 )
 
-def clang_fidelity_test(name, srcs, reference_extra = [], expect = "equal", clang = 21, **kwargs):
+def clang_fidelity_test(name, srcs, reference_extra = [], expect = "equal", clang = 21, hermetic = False, **kwargs):
     """Builds `srcs` with cuda_library under clang, in stages, and compares with clang's own one-shot compile.
 
     Args:
       name: test name; the staged library is `<name>_staged`.
       srcs: .cu files.
       clang: the clang (21 or 22), with the toolkit of its pair (CLANG_TOOLKITS).
+      hermetic: clang 22 is the hermetic toolchain's (host_toolchain=clang22), whose files the
+        reference compile runs from the test's runfiles.
       reference_extra: clang options given to the reference compiles only.
       expect: "equal", or "differ" (a non-vacuity check with reference_extra).
       **kwargs: cuda_library attributes (copts, archs, ...).
@@ -102,7 +110,9 @@ def clang_fidelity_test(name, srcs, reference_extra = [], expect = "equal", clan
     with_clang(
         name = name + "_inputs",
         clang = clang,
-        srcs = [":{}_{}".format(lib, g) for g in groups] + ["//cuda_rules:toolkit_files"],
+        hermetic = hermetic,
+        srcs = [":{}_{}".format(lib, g) for g in groups] + ["//cuda_rules:toolkit_files"] +
+               (["@cuda_host_clang22//:all_files"] if hermetic else []),
         # What clang's CUDA wrapper includes from outside the toolkit (CUDA 13: cuRAND's headers).
         headers = ["//cuda_rules:clang_wrapper_headers"],
         tags = ["manual"],

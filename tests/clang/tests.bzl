@@ -67,6 +67,15 @@ _ANALYSIS = [
 # Each fidelity case also runs with clang 22 x CUDA 13.0, named clang22_<case> (clang_<case> is clang 21's).
 _CLANG22 = "clang22_"
 
+# With the hermetic clang 22 (host_toolchain=clang22: Debian 13's clang over
+# Debian 11's libstdc++ 10 and glibc 2.31), named clang22_hermetic_<case>: these
+# need no addon.
+_HERMETIC = [
+    "clang_plain_kernel_O3_3arch_fidelity_test",
+    "clang_cub_reduce_ftz_fidelity_test",
+    "clang_rdc_fidelity_test",
+]
+
 _ANALYSIS_CLANG22 = [
     "clang22_arch_subset_commands_test",
     "clang22_unsupported_pair_test",
@@ -82,6 +91,17 @@ def clang_tests(name):
     """
     _clang22_tests()
     _clang21_tests()
+    for test in _HERMETIC:
+        srcs, attrs, extra, expect = _FIDELITY[test]
+        clang_fidelity_test(
+            name = "clang22_hermetic_" + test[len("clang_"):],
+            srcs = [s if s.startswith("//") else "//tests/fidelity:srcs/" + s for s in srcs],
+            reference_extra = extra,
+            expect = expect,
+            clang = 22,
+            hermetic = True,
+            **attrs
+        )
 
 def _clang22_tests():
     """clang 22 x CUDA 13.0: the fidelity cases and its analysis tests, or tests failing with CUDA_CLANG22_MISSING."""

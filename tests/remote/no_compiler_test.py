@@ -8,6 +8,8 @@ there that neither gcc, g++ nor clang can compile anything.
 
 1. With --//cuda_rules:host_toolchain=gcc10 the example builds for sm_90 with
    every action on the worker: the hermetic compiler comes with each action.
+   So does it in clang mode with the hermetic clang 22 (host_toolchain=clang22,
+   compiler=clang): clang's own loader and libraries come with it too.
 2. Without it the build fails at the first stage that needs the compiler
    (CudaPlan: nvcc runs it even for its plan), with one line of the rules
    naming the missing compiler and the fix after nvcc's own. (The stages'
@@ -27,6 +29,7 @@ from tools.cache_report import cache_report_lib
 
 TARGET = "@rules_cuda_stages_examples//vector_add:vector_add_demo"
 HERMETIC = "--//cuda_rules:host_toolchain=gcc10"
+HERMETIC_CLANG = ["--//cuda_rules:host_toolchain=clang22", "--//cuda_rules:compiler=clang"]
 HINT = "the host compiler "
 
 # Run as `sh -c HIDE sh EMPTY_DIR command...`: the command in a mount namespace of its own where each
@@ -61,9 +64,11 @@ class NoCompilerTest(unittest.TestCase):
         cls.worker = reapi.RemoteWorker(os.path.join(tmp, "server"), prefix=_in_namespace(cls.empty)).start(classes, classpath)
         cls.checkout = Checkout(tmp, "client")
         cls.log = os.path.join(tmp, "hermetic.json")
+        cls.clang_log = os.path.join(tmp, "hermetic_clang.json")
         rbe = ["--config=rbe", "--remote_executor=" + cls.worker.address, "--//cuda_rules:archs=sm_90"]
         try:
             cls.checkout.bazel("build", *rbe, HERMETIC, "--execution_log_json_file=" + cls.log, TARGET)
+            cls.checkout.bazel("build", *rbe, *HERMETIC_CLANG, "--execution_log_json_file=" + cls.clang_log, TARGET)
             cls.checkout.bazel("clean")
             cls.code, _, cls.stderr = cls.checkout.bazel_result("build", *rbe, TARGET)
         finally:
@@ -90,6 +95,14 @@ class NoCompilerTest(unittest.TestCase):
         self.assertEqual(local, [])
         # The demo's link ran there too.
         self.assertIn("CppLink", {s.mnemonic for s in cache_report_lib.read_log(self.log) if s.runner == "remote"})
+
+    def test_hermetic_clang_builds_every_stage_on_the_worker(self):
+        spawns = cache_report_lib.read_log(self.clang_log)
+        cuda = [s for s in spawns if s.mnemonic.startswith("Cuda")]
+        for mnemonic in ("CudaClangDevice", "CudaPtxas", "CudaClangHost", "CudaClangEmbed"):
+            self.assertIn(mnemonic, {s.mnemonic for s in cuda})
+        self.assertEqual(sorted((s.mnemonic, s.runner) for s in cuda if s.runner != "remote"), [])
+        self.assertIn("CppLink", {s.mnemonic for s in spawns if s.runner == "remote"})
 
     def test_without_it_the_build_fails_with_one_line_naming_the_fix(self):
         # nvcc runs the host compiler even for its plan: CudaPlan fails first, with nvcc's
