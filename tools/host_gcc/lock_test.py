@@ -126,9 +126,6 @@ class TableTest(unittest.TestCase):
         self.assertEqual(entry["triplets"], {"x86_64": "x86_64-linux-gnu", "aarch64": "aarch64-linux-gnu"})
 
 
-if __name__ == "__main__":
-    unittest.main()
-
 
 class ClangTableTest(unittest.TestCase):
     """The clang toolchain: its compiler's closure, and the gcc toolchain it builds against."""
@@ -156,3 +153,7 @@ class ClangTableTest(unittest.TestCase):
         entry = self.table["clang22"]
         self.assertIn(entry["sysroot"], lock.TOOLCHAINS)
         self.assertEqual(sorted(entry["debs"]), sorted(self.table[entry["sysroot"]]["debs"]))
+
+
+if __name__ == "__main__":
+    unittest.main()
