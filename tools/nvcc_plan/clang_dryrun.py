@@ -112,6 +112,15 @@ def parse(text):
     return version, plan
 
 
+# On a remote executor without the C++ toolchain's clang, CudaPlan fails first.
+MISSING_CLANG = (
+    "the compiler %s (the C++ toolchain's clang, by its path on the machine Bazel runs on) is not on the machine "
+    "that ran this action, e.g. a remote executor. Fix: build with the hermetic clang 22 "
+    "(--@rules_cuda_stages//cuda_rules:host_toolchain=clang22, with CUDA 13.0), whose compiler comes with every "
+    "action, or run these actions where that compiler is."
+)
+
+
 def run(clang, clang_args, cwd=None):
     """Runs `clang -###` and returns its output, the temporary directory spelled PLAN_TMPDIR."""
     tmp = tempfile.mkdtemp(prefix="clang-plan-")
@@ -120,6 +129,8 @@ def run(clang, clang_args, cwd=None):
         proc = subprocess.run(
             [clang, "-###"] + list(clang_args), cwd=cwd, env=env, capture_output=True, text=True, check=False
         )
+    except FileNotFoundError:
+        raise dryrun.PlanError(MISSING_CLANG % clang) from None
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     if proc.returncode != 0:

@@ -220,6 +220,14 @@ class DeadArchListTest(unittest.TestCase):
         self.assertEqual(self.drop(argv), argv)
 
 
+class MissingClangTest(unittest.TestCase):
+    def test_a_clang_absent_where_the_plan_runs_is_one_message_naming_the_fix(self):
+        with self.assertRaises(clang_dryrun.dryrun.PlanError) as e:
+            clang_dryrun.run("/nonexistent/bin/clang", ["-x", "cuda", "-c", "k.cu"])
+        self.assertIn("the compiler /nonexistent/bin/clang (the C++ toolchain's clang", str(e.exception))
+        self.assertIn("--@rules_cuda_stages//cuda_rules:host_toolchain=clang22", str(e.exception))
+
+
 class SourcePresentTest(unittest.TestCase):
     """clang -### stats its input, which a remote executor's input root for CudaPlan lacks."""
 
