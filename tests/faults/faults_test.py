@@ -1,7 +1,8 @@
 """Cache faults lose no build and serve nothing wrong (nested Bazel builds of vector_add).
 
-A reference checkout builds three arch sets with no cache at all; every other
-build's outputs must be byte-identical to the reference's for the same set.
+A reference build of three arch sets with no cache at all comes first (in
+checkout `b`, before it uses any cache); every other build's outputs must be
+byte-identical to the reference's for the same set.
 All three are subsets of the shipped set, so their stage keys are shared
 (docs/cuda_library.md, "Archs").
 
@@ -14,7 +15,10 @@ test checks every step against its record, and docs/remote.md's table
 - `a` builds with Bazel 7's defaults and the `.bazelrc`'s retries: its
   `.bazelrc` lacks the line that downloads stage outputs on a cache hit
   (--remote_download_regex), as a user's who did not copy it;
-- `b` builds with the `.bazelrc` as it is.
+- `b` builds with the `.bazelrc` as it is; it builds the reference first
+  (a checkout of its own for it would cost one more cold Bazel server and
+  output base, and hold nothing else: `b` runs `bazel clean` before its first
+  build from a cache).
 
 Faults: eviction between two builds in one Bazel server (disk cache, a REAPI
 cache: Bazel's RemoteWorker on 127.0.0.1); two builds of different arch sets
@@ -138,7 +142,6 @@ class FaultsTest(unittest.TestCase):
         cls.worker = None
         cls.results = {}  # fault name -> [Result] per step
         cls.served = {}  # fault name -> [(archs, outputs, spawns)]
-        cls.ref = Checkout(tmp, "reference")
         cls.a = Checkout(tmp, "a")
         _without_download_regex(cls.a)
         cls.b = Checkout(tmp, "b")
@@ -156,7 +159,7 @@ class FaultsTest(unittest.TestCase):
         finally:
             if cls.worker:
                 cls.worker.stop()
-            checkout_lib.shut_down(cls.ref, cls.a, cls.b)
+            checkout_lib.shut_down(cls.a, cls.b)
 
     # -- helpers -------------------------------------------------------------
 
@@ -208,7 +211,7 @@ class FaultsTest(unittest.TestCase):
     @classmethod
     def _reference(cls):
         cls.reference = {}
-        ref = cls.ref
+        ref = cls.b  # no cache yet: the reference
         ref.bazel("build", "--//cuda_rules:staged=false", _archs(S2), "--execution_log_binary_file=" + cls._log("unstaged"),
                   TARGET)
         ref.bazel("clean")
