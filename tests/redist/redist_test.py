@@ -17,7 +17,9 @@ server on 127.0.0.1. Then:
    examples, libnvjpeg only once @cuda//:nvjpeg is built, nothing for
    linux-sbsa; the dead mirror was tried and skipped.
 3. A manifest whose sha256 is not the pinned one, and an archive whose sha256
-   is not the manifest's (served from file://), each fail with one message.
+   is not the manifest's (served from file://), each fail with one message
+   (in the wheel toolkit's checkout, its builds done: its MODULE.bazel gets
+   the tag, and Bazel fetches the toolkit anew).
 """
 
 import http.server
@@ -100,7 +102,6 @@ class RedistTest(unittest.TestCase):
         tmp = os.environ["TEST_TMPDIR"]
         cls.wheels = Checkout(tmp, "wheels")
         cls.redist = Checkout(tmp, "redist")
-        cls.broken = Checkout(tmp, "broken")
         mirror = os.path.join(tmp, "mirror")
         server = None
         try:
@@ -130,13 +131,13 @@ class RedistTest(unittest.TestCase):
             cls.redist_nvjpeg = _library_files(cls.redist, "cuda_13_0_x86_64_nvjpeg")
             cls.redist_origin = _toolkit_build_file(cls.redist)
 
-            # A manifest that is not the pinned one.
-            module = os.path.join(cls.broken.dir, "MODULE.bazel")
+            # A manifest that is not the pinned one (the wheel checkout's builds are done).
+            module = os.path.join(cls.wheels.dir, "MODULE.bazel")
             with open(module) as f:
                 original = f.read()
             with open(module, "w") as f:
                 f.write(original + _module_tag(sha256 = "0" * 64, urls = [local]))
-            cls.manifest_error = cls.broken.bazel_fails("build", "--nobuild", "@rules_cuda_stages_examples//vector_add:vector_add")
+            cls.manifest_error = cls.wheels.bazel_fails("build", "--nobuild", "@rules_cuda_stages_examples//vector_add:vector_add")
 
             # An archive that is not the manifest's: a copy of the mirror whose
             # manifest has another sha256 for cuda_cccl, read through file://.
@@ -151,12 +152,12 @@ class RedistTest(unittest.TestCase):
                 f.write(text.replace(real, "1" * 64))
             with open(module, "w") as f:
                 f.write(original + _module_tag(redist_json = "file://" + tampered_manifest, urls = ["file://" + tampered]))
-            cls.archive_error = cls.broken.bazel_fails("build", "--nobuild", "@rules_cuda_stages_examples//vector_add:vector_add")
+            cls.archive_error = cls.wheels.bazel_fails("build", "--nobuild", "@rules_cuda_stages_examples//vector_add:vector_add")
         finally:
             if server:
                 server.shutdown()
                 server.server_close()
-            checkout_lib.shut_down(cls.wheels, cls.redist, cls.broken)
+            checkout_lib.shut_down(cls.wheels, cls.redist)
 
     def test_outputs_are_byte_identical_to_the_wheel_toolkits(self):
         self.assertGreater(len(self.wheel_outputs), 25)
