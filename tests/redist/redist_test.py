@@ -38,6 +38,12 @@ from tests.redist import mirror_lib
 RELEASE = "13.0.2"
 TARGETS = ["@rules_cuda_stages_examples//...", "@cuda//:nvjpeg"]
 BUILD_FLAGS = ["--//cuda_rules:archs=sm_90"]
+# The redist builds try the dead mirror first for every file: Bazel's
+# downloader makes 8 attempts at a refused connection, sleeping 0.1 s, 0.2 s,
+# ... 6.4 s between them (~13 s a file, ~140 s for the manifest and the 10
+# archives). With the sleeps capped it still makes every attempt, then skips
+# the mirror.
+DEAD_MIRROR_FLAGS = ["--http_connector_retry_max_timeout=100ms"]
 
 
 class _Handler(http.server.SimpleHTTPRequestHandler):
@@ -123,9 +129,9 @@ class RedistTest(unittest.TestCase):
 
             with open(os.path.join(cls.redist.dir, "MODULE.bazel"), "a") as f:
                 f.write(_module_tag(sha256 = manifest_sha, urls = ["http://127.0.0.1:1/nothing-listens-here", local]))
-            cls.redist.bazel("build", *BUILD_FLAGS, "@rules_cuda_stages_examples//...")
+            cls.redist.bazel("build", *BUILD_FLAGS, *DEAD_MIRROR_FLAGS, "@rules_cuda_stages_examples//...")
             cls.before_library = list(_Handler.requests)
-            cls.redist.bazel("build", *BUILD_FLAGS, "@cuda//:nvjpeg")
+            cls.redist.bazel("build", *BUILD_FLAGS, *DEAD_MIRROR_FLAGS, "@cuda//:nvjpeg")
             cls.requests = list(_Handler.requests)
             cls.redist_outputs = cls.redist.cuda_outputs()
             cls.redist_nvjpeg = _library_files(cls.redist, "cuda_13_0_x86_64_nvjpeg")
