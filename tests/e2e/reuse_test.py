@@ -182,8 +182,11 @@ class ReuseTest(unittest.TestCase):
                 cls.routing_log = os.path.join(tmp, "routing.binlog")
                 cls.two.bazel("build", "--execution_log_binary_file=" + cls.routing_log, "//tests/e2e/routing:routed")
             # A device-only edit on the same line, built for sm_90 again (after an sm_90
-            # build of the unchanged sources, so that only the edit differs).
-            cls.two.bazel("build", "--//cuda_rules:archs=sm_90", *TARGETS)
+            # build of the unchanged sources, so that only the edit differs; that build is
+            # served from CI's cache, which the developer's sm_90 builds above filled too,
+            # with every output downloaded, as a local build leaves them).
+            cls.two.bazel("build", "--//cuda_rules:archs=sm_90", "--disk_cache=" + cls.disk_cache, "--remote_download_all",
+                          *TARGETS)
             source = os.path.join(cls.two.dir, "examples", "vector_add", "vector_add.cu")
             with open(source) as f:
                 text = f.read()
