@@ -137,8 +137,11 @@ def closure(index, roots, left_out):
     return sorted(seen)
 
 
-def lock_platform(mirror, config, platform, fallback=ARCHIVE, output="root", required=None):
-    """The .debs of one platform; `required` (paths with {triplet} and {loader}) must be among their files."""
+def lock_platform(mirror, config, platform, required, fallback=ARCHIVE, output="root"):
+    """(the .debs of one platform, where its libc6 puts the dynamic loader).
+
+    `required`: paths ({triplet} and {loader} filled in here) that must be among their files.
+    """
     arch, triplet, loader = PLATFORMS[platform]
     index = mirror.index(config["suite"], "main", arch)
     entries = []
@@ -160,14 +163,11 @@ def lock_platform(mirror, config, platform, fallback=ARCHIVE, output="root", req
             "output": output,
         })
         print("  %s %-28s %-24s %6.1f MB" % (platform, name, fields["Version"], int(fields["Size"]) / 1e6))
-    if required is None:
-        required = [p.format(gcc=config["gcc"], triplet=triplet, loader=loader) for p in REQUIRED]
-    else:
-        required = [p.format(triplet=triplet, loader=suite_loader(held, loader)) for p in required]
-    missing = [p for p in required if p not in held]
+    loader = suite_loader(held, loader)
+    missing = [p for p in (r.format(triplet=triplet, loader=loader) for r in required) if p not in held]
     if missing:
         raise debs.LockError("%s: the packages give no %s" % (platform, ", ".join(missing)))
-    return entries
+    return entries, loader
 
 
 def suite_loader(held, loader):
@@ -182,11 +182,12 @@ def lock(mirror, name):
         "gcc": config["gcc"],
         "toolkits": config["toolkits"],
         "triplets": {p: t for p, (_, t, _) in PLATFORMS.items()},
-        "loaders": {p: loader for p, (_, _, loader) in PLATFORMS.items()},
+        "loaders": {},
         "debs": {},
     }
+    required = [p.replace("{gcc}", config["gcc"]) for p in REQUIRED]
     for platform in sorted(PLATFORMS):
-        entry["debs"][platform] = lock_platform(mirror, config, platform)
+        entry["debs"][platform], entry["loaders"][platform] = lock_platform(mirror, config, platform, required)
     versions = {d["package"]: d["version"] for d in entry["debs"]["x86_64"]}
     entry["gcc_version"] = versions["gcc-" + config["gcc"]]
     entry["glibc_version"] = versions["libc6"]
@@ -206,25 +207,18 @@ def lock_clang(mirror, name, timestamp):
         "toolkits": config["toolkits"],
         "snapshot": timestamp,
         "triplets": {p: t for p, (_, t, _) in PLATFORMS.items()},
+        "loaders": {},
         "debs": {},
     }
     fallback = SNAPSHOT.format(timestamp=timestamp)
     for platform in sorted(PLATFORMS):
-        entry["debs"][platform] = lock_platform(mirror, config, platform, fallback=fallback, output="clang", required=required)
-    entry["loaders"] = {}
-    for platform, (arch, _, loader) in PLATFORMS.items():
-        libc = [d for d in entry["debs"][platform] if d["package"] == "libc6"][0]
-        # The same path lock_platform found in the package (x86-64: usr/lib64/...).
-        entry["loaders"][platform] = suite_loader(_members(mirror, config["suite"], arch, libc), loader)
+        entry["debs"][platform], entry["loaders"][platform] = lock_platform(
+            mirror, config, platform, required, fallback=fallback, output="clang"
+        )
     versions = {d["package"]: d["version"] for d in entry["debs"]["x86_64"]}
     entry["clang_version"] = versions["clang-" + config["clang"]]
     entry["glibc_version"] = versions["libc6"]
     return entry
-
-
-def _members(mirror, suite, arch, deb):
-    fields = mirror.index(suite, "main", arch)[deb["package"]][0]
-    return {p for p, (kind, _) in debs.deb_members(mirror.deb(fields))[1].items() if kind != "dir"}
 
 
 def render(table):
