@@ -23,7 +23,7 @@ docs/toolkits.md, "The hermetic host compiler".
 """
 
 load(":debian_root.bzl", "make_root_standalone")
-load(":host_gcc.bzl", "REGENERATE", "TARGET_CPU", "check_platform", "gcc_what", "unpack_host_gcc")
+load(":host_gcc.bzl", "REGENERATE", "check_platform", "gcc_what", "unpack_host_gcc", "write_toolchain_build")
 load(":host_gcc_debs.bzl", "HOST_CLANG")
 load(":library_repository.bzl", "download_archives", "host_platform")
 
@@ -82,14 +82,27 @@ def _host_clang_impl(rctx):
     # Execution-root-relative: keys and command lines name no output base.
     top = "external/{}".format(rctx.path(".").basename)
     gcc_major = gcc["gcc"]
-    rctx.symlink(Label("@rules_cc//cc/private/toolchain:unix_cc_toolchain_config.bzl"), "cc_toolchain_config.bzl")
-    rctx.file("BUILD.bazel", _BUILD.format(
+    write_toolchain_build(
+        rctx,
         what = what,
         name = name,
-        root = repr(top + "/root"),
+        compiler = "clang",
+        abi_version = "clang_" + major,
+        driver = "bin/clang",
+        runtime = [
+            "bin/*",
+            "clang/usr/lib/llvm-*/bin/clang",
+            "clang/usr/lib/{}/*.so*".format(triplet),
+            "clang/" + entry["loaders"][platform],
+            "root/usr/bin/*",
+            "root/lib/**",
+            "root/lib64/**",
+            "root/usr/lib/{}/*.so*".format(triplet),
+        ],
+        headers = ["clang/usr/lib/llvm-*/lib/clang/**", "root/usr/lib/gcc/**", "root/usr/include/**"],
+        root = top + "/root",
         glibc = gcc["glibc"],
-        clang = major,
-        builtin = repr([
+        builtin = [
             # What clang searches (clang -E -v): its resource directory, then the sysroot's.
             "{}/clang/{}/include".format(top, resource_dir),
             "%sysroot%/usr/include/c++/" + gcc_major,
@@ -97,110 +110,14 @@ def _host_clang_impl(rctx):
             "%sysroot%/usr/include/c++/{}/backward".format(gcc_major),
             "%sysroot%/usr/include/" + triplet,
             "%sysroot%/usr/include",
-        ]),
-        target_cpu = TARGET_CPU[platform],
+        ],
+        platform = platform,
         triplet = triplet,
-        loader = entry["loaders"][platform],
-    ))
-
-_BUILD = """# Written by rules_cuda_stages (cuda_rules/private/repo/host_clang.bzl): {what}.
-load("@rules_cc//cc:defs.bzl", "cc_toolchain")
-load(":cc_toolchain_config.bzl", "cc_toolchain_config")
-
-package(default_visibility = ["//visibility:public"])
-
-# What the programs load (each root's loader and libraries) and the wrappers.
-filegroup(
-    name = "runtime",
-    srcs = glob([
-        "bin/*",
-        "clang/usr/lib/llvm-*/bin/clang",
-        "clang/usr/lib/{triplet}/*.so*",
-        "clang/{loader}",
-        "root/usr/bin/*",
-        "root/lib/**",
-        "root/lib64/**",
-        "root/usr/lib/{triplet}/*.so*",
-    ]),
-)
-
-filegroup(
-    name = "compiler_files",
-    srcs = [":runtime"] + glob([
-        "clang/usr/lib/llvm-*/lib/clang/**",
-        "root/usr/lib/gcc/**",
-        "root/usr/include/**",
-    ]),
-)
-
-filegroup(
-    name = "linker_files",
-    srcs = [":compiler_files"] + glob(["root/usr/lib/**"]),
-)
-
-filegroup(
-    name = "all_files",
-    srcs = [":linker_files"],
-)
-
-cc_toolchain_config(
-    name = "config",
-    cpu = "{target_cpu}",
-    compiler = "clang",
-    toolchain_identifier = "rules_cuda_stages_host_{name}",
-    host_system_name = "local",
-    target_system_name = "{triplet}",
-    target_libc = "glibc_{glibc}",
-    abi_version = "clang_{clang}",
-    abi_libc_version = "glibc_{glibc}",
-    builtin_sysroot = {root},
-    cxx_builtin_include_directories = {builtin},
-    tool_paths = {{
-        "ar": "bin/ar",
-        "cpp": "bin/cpp",
-        "dwp": "bin/dwp",
-        "gcc": "bin/clang",
-        "gcov": "bin/gcov",
-        "ld": "bin/ld",
-        "nm": "bin/nm",
-        "objcopy": "bin/objcopy",
-        "objdump": "bin/objdump",
-        "strip": "bin/strip",
-    }},
-    compile_flags = ["-fstack-protector", "-Wall", "-Wthread-safety", "-Wself-assign", "-fno-omit-frame-pointer"],
-    opt_compile_flags = ["-g0", "-O2", "-D_FORTIFY_SOURCE=1", "-DNDEBUG", "-ffunction-sections", "-fdata-sections"],
-    dbg_compile_flags = ["-g"],
-    conly_flags = [],
-    cxx_flags = ["-std=c++17"],
-    link_flags = ["-Wl,-no-as-needed", "-Wl,-z,relro,-z,now", "-static-libgcc"],
-    link_libs = ["-l:libstdc++.a", "-lm"],
-    opt_link_flags = ["-Wl,--gc-sections"],
-    unfiltered_compile_flags = [
-        "-Wno-builtin-macro-redefined",
-        "-D__DATE__=\\"redacted\\"",
-        "-D__TIMESTAMP__=\\"redacted\\"",
-        "-D__TIME__=\\"redacted\\"",
-    ],
-    coverage_compile_flags = ["--coverage"],
-    coverage_link_flags = ["--coverage"],
-    supports_start_end_lib = False,
-)
-
-cc_toolchain(
-    name = "cc_toolchain",
-    all_files = ":all_files",
-    ar_files = ":runtime",
-    as_files = ":compiler_files",
-    compiler_files = ":compiler_files",
-    dwp_files = ":runtime",
-    linker_files = ":linker_files",
-    objcopy_files = ":runtime",
-    strip_files = ":runtime",
-    supports_param_files = 1,
-    toolchain_config = ":config",
-    toolchain_identifier = "rules_cuda_stages_host_{name}",
-)
-"""
+        compile_flags = ["-fstack-protector", "-Wall", "-Wthread-safety", "-Wself-assign", "-fno-omit-frame-pointer"],
+        cxx_flags = ["-std=c++17"],
+        link_flags = ["-Wl,-no-as-needed", "-Wl,-z,relro,-z,now", "-static-libgcc"],
+        unfiltered_compile_flags = [],
+    )
 
 host_clang_repository = repository_rule(
     implementation = _host_clang_impl,

@@ -58,7 +58,7 @@ _PROGRAMS = {
 }
 
 # Bazel's target_cpu of each platform.
-TARGET_CPU = {"x86_64": "k8", "aarch64": "aarch64"}
+_TARGET_CPU = {"x86_64": "k8", "aarch64": "aarch64"}
 
 _WRAPPER = """#!/bin/sh
 # Written by rules_cuda_stages (cuda_rules/private/repo/host_gcc.bzl): {program} of {what},
@@ -135,53 +135,121 @@ def _host_gcc_impl(rctx):
 
     # Execution-root-relative: keys and command lines name no output base.
     root = "external/{}/root".format(rctx.path(".").basename)
-    rctx.symlink(Label("@rules_cc//cc/private/toolchain:unix_cc_toolchain_config.bzl"), "cc_toolchain_config.bzl")
-    rctx.file("BUILD.bazel", _BUILD.format(
+    write_toolchain_build(
+        rctx,
         what = what,
         name = name,
-        root = repr(root),
+        compiler = "gcc",
+        abi_version = "gcc_" + major,
+        driver = "bin/gcc",
+        runtime = ["bin/*", "root/usr/bin/*", "root/lib/**", "root/lib64/**", "root/usr/lib/{}/*.so*".format(triplet)],
+        headers = ["root/usr/lib/gcc/**", "root/usr/include/**"],
+        root = root,
         glibc = entry["glibc"],
-        gcc = major,
-        c_includes = repr([
-            x
-            for d in ["usr/lib/gcc/{}/{}/include".format(triplet, major), "usr/include/" + triplet, "usr/include"]
-            for x in ["-idirafter", root + "/" + d]
-        ]),
-        cxx_includes = repr([
-            x
-            for d in ["usr/include/c++/" + major, "usr/include/{}/c++/{}".format(triplet, major), "usr/include/c++/{}/backward".format(major)]
-            for x in ["-isystem", root + "/" + d]
-        ]),
-        builtin = repr([
+        builtin = [
             "%sysroot%/usr/lib/gcc/{}/{}/include".format(triplet, major),
             "%sysroot%/usr/include/" + triplet,
             "%sysroot%/usr/include",
             "%sysroot%/usr/include/c++/" + major,
             "%sysroot%/usr/include/{}/c++/{}".format(triplet, major),
             "%sysroot%/usr/include/c++/{}/backward".format(major),
-        ]),
-        target_cpu = TARGET_CPU[platform],
+        ],
+        platform = platform,
         triplet = triplet,
+        # The standard include directories given explicitly (relative: gcc names its own by absolute path).
+        compile_flags = ["-fstack-protector", "-Wall", "-fno-omit-frame-pointer", "-nostdinc"] + [
+            x
+            for d in ["usr/lib/gcc/{}/{}/include".format(triplet, major), "usr/include/" + triplet, "usr/include"]
+            for x in ["-idirafter", root + "/" + d]
+        ],
+        cxx_flags = ["-std=c++17"] + [
+            x
+            for d in ["usr/include/c++/" + major, "usr/include/{}/c++/{}".format(triplet, major), "usr/include/c++/{}/backward".format(major)]
+            for x in ["-isystem", root + "/" + d]
+        ],
+        link_flags = ["-Wl,-no-as-needed", "-Wl,-z,relro,-z,now", "-pass-exit-codes", "-static-libgcc"],
+        unfiltered_compile_flags = ["-fno-canonical-system-headers"],
+    )
+
+def write_toolchain_build(
+        rctx,
+        what,
+        name,
+        compiler,
+        abi_version,
+        driver,
+        runtime,
+        headers,
+        root,
+        glibc,
+        builtin,
+        platform,
+        triplet,
+        compile_flags,
+        cxx_flags,
+        link_flags,
+        unfiltered_compile_flags):
+    """Writes the repository's BUILD.bazel: a C++ toolchain (rules_cc's Unix configuration) over its files.
+
+    Args:
+      rctx: the repository_ctx.
+      what: what it is, for the file's comment.
+      name: the table entry (the toolchain's identifier is rules_cuda_stages_host_<name>).
+      compiler: "gcc" or "clang".
+      abi_version: e.g. "gcc_10".
+      driver: the wrapper the C++ rules run to compile and link (bin/gcc, bin/clang).
+      runtime: globs of what the programs load, and the wrappers.
+      headers: globs of the headers and the compiler's own files, besides runtime.
+      root: the sysroot, execution-root-relative.
+      glibc: the sysroot's glibc version, e.g. "2.31".
+      builtin: the built-in include directories.
+      platform: host_platform(rctx).
+      triplet: the platform's GNU triplet.
+      compile_flags: compile flags.
+      cxx_flags: C++ compile flags.
+      link_flags: link flags.
+      unfiltered_compile_flags: the compiler's own flags ahead of the reproducibility ones (no __DATE__, ...).
+    """
+    rctx.symlink(Label("@rules_cc//cc/private/toolchain:unix_cc_toolchain_config.bzl"), "cc_toolchain_config.bzl")
+    rctx.file("BUILD.bazel", _BUILD.format(
+        what = what,
+        name = name,
+        compiler = compiler,
+        abi_version = abi_version,
+        driver = driver,
+        runtime = repr(runtime),
+        headers = repr(headers),
+        root = repr(root),
+        glibc = glibc,
+        builtin = repr(builtin),
+        target_cpu = _TARGET_CPU[platform],
+        triplet = triplet,
+        compile_flags = repr(compile_flags),
+        cxx_flags = repr(cxx_flags),
+        link_flags = repr(link_flags),
+        unfiltered_compile_flags = repr(unfiltered_compile_flags + [
+            "-Wno-builtin-macro-redefined",
+            "-D__DATE__=\"redacted\"",
+            "-D__TIMESTAMP__=\"redacted\"",
+            "-D__TIME__=\"redacted\"",
+        ]),
     ))
 
-_BUILD = """# Written by rules_cuda_stages (cuda_rules/private/repo/host_gcc.bzl): {what}.
+_BUILD = """# Written by rules_cuda_stages (cuda_rules/private/repo/host_gcc.bzl, write_toolchain_build): {what}.
 load("@rules_cc//cc:defs.bzl", "cc_toolchain")
 load(":cc_toolchain_config.bzl", "cc_toolchain_config")
 
 package(default_visibility = ["//visibility:public"])
 
-# What the programs load (root/'s loader and libraries) and the wrappers.
+# What the programs load (their loader and libraries) and the wrappers.
 filegroup(
     name = "runtime",
-    srcs = glob(["bin/*", "root/usr/bin/*", "root/lib/**", "root/lib64/**", "root/usr/lib/{triplet}/*.so*"]),
+    srcs = glob({runtime}),
 )
 
 filegroup(
     name = "compiler_files",
-    srcs = [":runtime"] + glob([
-        "root/usr/lib/gcc/**",
-        "root/usr/include/**",
-    ]),
+    srcs = [":runtime"] + glob({headers}),
 )
 
 filegroup(
@@ -197,12 +265,12 @@ filegroup(
 cc_toolchain_config(
     name = "config",
     cpu = "{target_cpu}",
-    compiler = "gcc",
+    compiler = "{compiler}",
     toolchain_identifier = "rules_cuda_stages_host_{name}",
     host_system_name = "local",
     target_system_name = "{triplet}",
     target_libc = "glibc_{glibc}",
-    abi_version = "gcc_{gcc}",
+    abi_version = "{abi_version}",
     abi_libc_version = "glibc_{glibc}",
     builtin_sysroot = {root},
     cxx_builtin_include_directories = {builtin},
@@ -210,7 +278,7 @@ cc_toolchain_config(
         "ar": "bin/ar",
         "cpp": "bin/cpp",
         "dwp": "bin/dwp",
-        "gcc": "bin/gcc",
+        "gcc": "{driver}",
         "gcov": "bin/gcov",
         "ld": "bin/ld",
         "nm": "bin/nm",
@@ -218,21 +286,15 @@ cc_toolchain_config(
         "objdump": "bin/objdump",
         "strip": "bin/strip",
     }},
-    compile_flags = ["-fstack-protector", "-Wall", "-fno-omit-frame-pointer", "-nostdinc"] + {c_includes},
+    compile_flags = {compile_flags},
     opt_compile_flags = ["-g0", "-O2", "-D_FORTIFY_SOURCE=1", "-DNDEBUG", "-ffunction-sections", "-fdata-sections"],
     dbg_compile_flags = ["-g"],
     conly_flags = [],
-    cxx_flags = ["-std=c++17"] + {cxx_includes},
-    link_flags = ["-Wl,-no-as-needed", "-Wl,-z,relro,-z,now", "-pass-exit-codes", "-static-libgcc"],
+    cxx_flags = {cxx_flags},
+    link_flags = {link_flags},
     link_libs = ["-l:libstdc++.a", "-lm"],
     opt_link_flags = ["-Wl,--gc-sections"],
-    unfiltered_compile_flags = [
-        "-fno-canonical-system-headers",
-        "-Wno-builtin-macro-redefined",
-        "-D__DATE__=\\"redacted\\"",
-        "-D__TIMESTAMP__=\\"redacted\\"",
-        "-D__TIME__=\\"redacted\\"",
-    ],
+    unfiltered_compile_flags = {unfiltered_compile_flags},
     coverage_compile_flags = ["--coverage"],
     coverage_link_flags = ["--coverage"],
     supports_start_end_lib = False,
