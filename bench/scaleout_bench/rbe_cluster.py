@@ -20,6 +20,7 @@ in a directory of its own under /tmp.
 import contextlib
 import glob
 import grp
+import json
 import os
 import pwd
 import shutil
@@ -189,7 +190,10 @@ class Cluster:
         return ["setpriv", "--reuid=nobody", "--regid=" + grp.getgrgid(pwd.getpwnam("nobody").pw_gid).gr_name,
                 "--clear-groups", "env", "LD_LIBRARY_PATH=" + self.env["LD_LIBRARY_PATH"], *cmd]
 
-    def start(self):
+    def start(self, server_cores=None):
+        """Starts PostgreSQL and BuildGrid, pinned to server_cores (a list) if given: the bots'
+        cores then run nothing else of the cluster's, as on an executor machine of their own."""
+        pin = ["taskset", "-c", ",".join(str(c) for c in server_cores)] if server_cores else []
         os.makedirs(self.root, exist_ok=True)
         # PostgreSQL, as `nobody` when we are root (it refuses root), in a directory it owns.
         self.pg_dir = tempfile.mkdtemp(prefix="rules_cuda_stages_pg_", dir="/tmp")
@@ -201,7 +205,7 @@ class Cluster:
         _run(self._as_db_user([os.path.join(self.pg_bin, "initdb"), "-D", data, "-U", user, "--auth=trust",
                                "-E", "UTF8", "--no-locale"]), "initdb", env=self.env)
         db_port = free_port()
-        self.db = self._spawn("postgres", self._as_db_user([
+        self.db = self._spawn("postgres", pin + self._as_db_user([
             os.path.join(self.pg_bin, "postgres"), "-D", data, "-h", "127.0.0.1", "-p", str(db_port),
             "-k", self.pg_dir, "-c", "fsync=off"]), os.path.join(self.root, "postgres.log"))
         _wait_for_port(db_port, self.db, "PostgreSQL")
@@ -222,9 +226,25 @@ class Cluster:
         with open(config, "w") as f:
             f.write(_CONFIG.format(port=self.port, user=user, db_port=db_port, cas=cas))
         _run([self.bgd, "server", "lint", config], "bgd server lint")
-        proc = self._spawn("BuildGrid", [self.bgd, "server", "start", config], os.path.join(self.root, "buildgrid.log"))
+        proc = self._spawn("BuildGrid", pin + [self.bgd, "server", "start", config], os.path.join(self.root, "buildgrid.log"))
         _wait_for_port(self.port, proc, "BuildGrid")
         return self
+
+    def action_metadata(self, digests):
+        """{action hash: its ExecutedActionMetadata's timestamps} from BuildGrid's action cache.
+
+        digests: (hash, size_bytes) of the actions (an execution log's). The
+        timestamps split each action's time on a bot: BuildGrid's own (the job
+        assigned, the result reported) around the bot's (inputs staged, run,
+        outputs uploaded): action_metadata.py.
+        """
+        script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "action_metadata.py")
+        python = os.path.join(os.path.dirname(self.bgd), "python3")
+        proc = subprocess.run([python, script, self.address], input=json.dumps([list(d) for d in digests]),
+                              capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise ClusterError("action_metadata.py failed (exit %d): %s" % (proc.returncode, proc.stderr[-3000:]))
+        return json.loads(proc.stdout)
 
     def start_bots(self, count, cores=None):
         """Starts `count` bots (one job at a time each), bot i pinned to core cores[i % len(cores)]."""

@@ -48,7 +48,7 @@ class RemoteWorkerCluster:
     def address(self):
         return "grpc://127.0.0.1:%d" % self.port
 
-    def start(self):
+    def start(self, server_cores=None):  # one process: it runs the actions itself
         """Compiles the worker and picks its port (every restart listens there)."""
         self.classes, self.classpath = reapi.build_remote_worker(os.path.join(self.root, "build"))
         self.port = ports.free_port()

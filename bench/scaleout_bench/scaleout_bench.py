@@ -2,7 +2,7 @@
 
   tools/bazelw run //bench/scaleout_bench -- --out=/tmp/scaleout [--workers=1,2] [--reps=1] [--unstaged]
       [--targets=@rules_cuda_stages_bench//...] [--archs=sm_75,sm_80,sm_86,sm_90,compute_90]
-      [--executor=buildgrid|remote_worker]
+      [--executor=buildgrid|remote_worker] [--bazel_flag=FLAG ...]
 
 Starts BuildGrid with one-core buildbox bots on 127.0.0.1 (rbe_cluster.py;
 with --executor=remote_worker, Bazel's own RemoteWorker with one job per
@@ -20,7 +20,15 @@ measurement are compared side by side. Writes OUT/results.json, OUT/results.md
 and the logs; prints the tables.
 
 Only where nothing else runs: Bazel, BuildGrid and the bots share this
-machine's cores (docs/performance/history.md, "Scale-out").
+machine's cores (docs/performance/history.md, "Scale-out"). Where the most
+workers leave cores free, Bazel, BuildGrid and PostgreSQL run on those only
+(--dedicated_cores), so a bot's core is its own, as an executor's is.
+
+With BuildGrid, each action's time on its bot is split from the executor's own
+metadata (action_metadata.py): the job picked up, its inputs staged, run, its
+outputs uploaded, the result reported; the report gives executor-seconds three
+ways: Bazel's (setup + run + upload), the bots' slots held, and the bots' own
+work (staging to upload).
 """
 
 import json
@@ -45,6 +53,11 @@ flags.DEFINE_list("targets", ["@rules_cuda_stages_bench//..."], "What to build."
 flags.DEFINE_string("archs", "sm_75,sm_80,sm_86,sm_90,compute_90", "--//cuda_rules:archs (and shipped_archs).")
 flags.DEFINE_bool("unstaged", False, "Also build with --//cuda_rules:staged=false.")
 flags.DEFINE_string("bazel", "bazel", "The Bazel that runs the builds.")
+flags.DEFINE_bool("dedicated_cores", True,
+                  "Run Bazel, BuildGrid and PostgreSQL on the cores the bots do not use (when the most workers "
+                  "leave any), so that a bot's core runs only its own actions, as on an executor machine.")
+flags.DEFINE_multi_string("bazel_flag", [], "A flag for every build (both sides), e.g. "
+                          "--strategy=CudaPlan=remote; repeat it for more.")
 flags.DEFINE_string("cache_dir", rbe_cluster.DEFAULT_CACHE_DIR, "Where the unpacked packages and BuildGrid live.")
 flags.DEFINE_enum("executor", "buildgrid", ["buildgrid", "remote_worker"],
                   "buildgrid: BuildGrid + buildbox bots, which report the worker's time per action; remote_worker: "
@@ -62,13 +75,15 @@ def _offline_flags():
 
 
 class Runner:
-    def __init__(self, out, workspace):
+    def __init__(self, out, workspace, cores=None):
         self.out = out
         self.workspace = workspace
         self.output_base = os.path.join(out, "output_base")
+        # Bazel's server inherits the client's affinity when the client starts it.
+        self.pin = ["taskset", "-c", ",".join(str(c) for c in cores)] if cores else []
 
     def bazel(self, *args, check=True):
-        cmd = [FLAGS.bazel, "--output_base=" + self.output_base, args[0]]
+        cmd = self.pin + [FLAGS.bazel, "--output_base=" + self.output_base, args[0]]
         if args[0] not in ("clean", "shutdown"):
             # --symlink_prefix=/: leave the workspace's bazel-* links to the user's own output base.
             cmd += _offline_flags() + ["--noshow_progress", "--symlink_prefix=/"]
@@ -92,6 +107,44 @@ def _stage_table(spawns):
             for m, (n, q, w, r, i, o) in sorted(rows.items(), key=lambda kv: (order.get(kv[0], len(order)), kv[0]))]
 
 
+# The phases of one action on a bot, from its ExecutedActionMetadata: (name, from, to).
+# BuildGrid stamps worker_start (the job assigned to the bot) and worker_completed (the
+# bot's report received); the bot stamps the rest.
+PHASES = (
+    ("pickup", "worker_start", "input_fetch_start"),
+    ("inputs", "input_fetch_start", "input_fetch_completed"),
+    ("launch", "input_fetch_completed", "execution_start"),
+    ("run", "execution_start", "execution_completed"),
+    ("capture", "execution_completed", "output_upload_start"),
+    ("outputs", "output_upload_start", "output_upload_completed"),
+    ("report", "output_upload_completed", "worker_completed"),
+)
+
+
+def phase_table(spawns, metadata):
+    """Per mnemonic: actions and the mean of each phase (PHASES), from the executor's metadata.
+
+    Returns (rows, totals): totals["slot_s"] sums what the bot's slot was held
+    (job assigned -> result reported), totals["busy_s"] what the bot itself did
+    (inputs staged -> outputs uploaded).
+    """
+    rows = {}
+    totals = {"slot_s": 0.0, "busy_s": 0.0, "actions": 0}
+    for s in spawns:
+        m = metadata.get(s.digest)
+        if not m or s.cache_hit:
+            continue
+        n, sums = rows.get(s.mnemonic, (0, [0.0] * len(PHASES)))
+        rows[s.mnemonic] = (n + 1, [a + max(0.0, m[end] - m[begin]) for a, (_, begin, end) in zip(sums, PHASES)])
+        totals["slot_s"] += max(0.0, m["worker_completed"] - m["worker_start"])
+        totals["busy_s"] += max(0.0, m["output_upload_completed"] - m["input_fetch_start"])
+        totals["actions"] += 1
+    order = {m: i for i, m in enumerate(cache_report_lib.STAGE_ORDER)}
+    table = [dict({"stage": m, "actions": n}, **{name + "_mean_s": v / n for (name, _, _), v in zip(PHASES, sums)})
+             for m, (n, sums) in sorted(rows.items(), key=lambda kv: (order.get(kv[0], len(order)), kv[0]))]
+    return table, totals
+
+
 def executor_seconds(result):
     """What the executor spent on a build: every action's run, input staging and output upload.
 
@@ -101,7 +154,7 @@ def executor_seconds(result):
     """
     if "executor_s" in result:
         return result["executor_s"]
-    return result["work_s"] + result["worker_overhead_s"]
+    return result.get("remote_work_s", result["work_s"]) + result["worker_overhead_s"]
 
 
 def _measure(runner, cluster, workers, staged, rep):
@@ -109,7 +162,7 @@ def _measure(runner, cluster, workers, staged, rep):
     log = os.path.join(runner.out, "logs", name + ".binlog")
     flags_ = ["--config=rbe", "--remote_executor=" + cluster.address, "--noremote_accept_cached",
               "--noremote_local_fallback", "--//cuda_rules:archs=" + FLAGS.archs,
-              "--//cuda_rules:shipped_archs=" + FLAGS.archs]
+              "--//cuda_rules:shipped_archs=" + FLAGS.archs] + FLAGS.bazel_flag
     if not staged:
         flags_.append("--//cuda_rules:staged=false")
     cluster.stop_bots()
@@ -132,12 +185,21 @@ def _measure(runner, cluster, workers, staged, rep):
         "simulated_worker_s": scaleout_lib.simulate(busy, workers).wall,
         "queued_s": sum(s.queue_s for s in spawns), "worker_overhead_s": sum(s.worker_s for s in spawns),
         "work_s": graph.work, "longest_chain_s": chain,
+        # What ran on the executor: not the actions Bazel ran itself (e.g. --strategy=CudaPlan=worker).
+        "remote_work_s": sum(s.wall_s for s in spawns if s.runner == "remote" and not s.cache_hit),
+        "local_actions": sum(1 for s in spawns if s.runner != "remote" and not s.cache_hit),
         "longest_chain": ["%s %s %s %.2f" % (a.mnemonic, a.target, a.arch, a.duration) for a in chain_actions],
         "runners": sorted({s.runner for s in spawns}),
         "stages": _stage_table(spawns),
         "executor": FLAGS.executor,
     }
-    if not cluster.metadata:
+    if cluster.metadata:
+        metadata = cluster.action_metadata(sorted({(s.digest, s.digest_bytes) for s in spawns
+                                                   if s.digest and not s.cache_hit and s.runner == "remote"}))
+        result["phases"], totals = phase_table(spawns, metadata)
+        result.update({"slot_s": totals["slot_s"], "bot_busy_s": totals["busy_s"],
+                       "metadata_actions": totals["actions"]})
+    else:
         # No worker timestamps: the log's times are the client's (queueing included), and so is
         # its span; the worker, one action per job at a time, is busy at most the build's wall.
         result["executor_s"] = wall * workers
@@ -170,8 +232,13 @@ def _tables(results):
                          r["queued_s"], r["longest_chain_s"], r["load_before"]))
     ratios = _side_by_side(results)
     if ratios:
-        lines += ["", "Executor-seconds (work + worker overhead: every action's inputs staged, run, outputs uploaded), "
-                  "side by side: %s." % "; ".join(ratios)]
+        lines += ["", "Executor-seconds (work + worker overhead: Bazel's setup time, from the job's assignment to "
+                  "its command's start, the run, and the outputs' upload), side by side: %s." % "; ".join(ratios)]
+    for key, what in (("slot_s", "The bots' slots held (BuildGrid's job assigned -> result reported)"),
+                      ("bot_busy_s", "The bots' own work (inputs staged -> outputs uploaded: the bot's timestamps)")):
+        ratios = _side_by_side(results, key)
+        if ratios:
+            lines += ["", "%s, side by side: %s." % (what, "; ".join(ratios))]
     for r in results:
         lines += ["", "%s: per stage (queued = REAPI queued -> worker start; run = execution wall; the worker's "
                   "means per action: inputs staged, run, outputs uploaded)" % r["name"], "",
@@ -181,20 +248,31 @@ def _tables(results):
             lines.append("| %s | %d | %.2f s | %.2f s | %.1f s | %.3f s | %.3f s | %.3f s |" % (
                 s["stage"], s["actions"], s["queued_mean_s"], s["queued_max_s"], s["run_s"],
                 s.get("inputs_mean_s", 0.0), s.get("run_mean_s", 0.0), s.get("outputs_mean_s", 0.0)))
+        if r.get("phases"):
+            lines += ["", "%s: each action's time on the bot, mean per stage (%d actions with the executor's metadata): "
+                      "pickup = job assigned -> the bot starts staging; inputs = staging; launch = staged -> the "
+                      "command starts; run; capture = the command's end -> upload; outputs = upload; report = "
+                      "uploaded -> BuildGrid has the result" % (r["name"], r.get("metadata_actions", 0)), "",
+                      "| stage | actions | " + " | ".join(name for name, _, _ in PHASES) + " |",
+                      "| --- | --- | " + " | ".join("---" for _ in PHASES) + " |"]
+            for p in r["phases"]:
+                lines.append("| %s | %d | %s |" % (p["stage"], p["actions"], " | ".join(
+                    "%.3f s" % p[name + "_mean_s"] for name, _, _ in PHASES)))
         lines += ["", "longest chain: " + " -> ".join(r["longest_chain"])]
     return "\n".join(lines) + "\n"
 
 
-def _side_by_side(results):
-    """Each staged build's executor-seconds against `staged = false`'s with the same workers and rep."""
+def _side_by_side(results, key=None):
+    """Each staged build's executor-seconds (or its result[key]) against `staged = false`'s with the same
+    workers and rep."""
+    value = (lambda r: r.get(key)) if key else executor_seconds
     unstaged = {(r["workers"], r["rep"]): r for r in results if not r["staged"]}
     ratios = []
     for r in results:
         base = unstaged.get((r["workers"], r["rep"])) if r["staged"] else None
-        if base:
+        if base and value(r) and value(base):
             ratios.append("%d worker(s), rep %d: staged %.1f s ÷ staged = False %.1f s = **%.2fx**" % (
-                r["workers"], r["rep"], executor_seconds(r), executor_seconds(base),
-                executor_seconds(r) / executor_seconds(base)))
+                r["workers"], r["rep"], value(r), value(base), value(r) / value(base)))
     return ratios
 
 
@@ -231,10 +309,15 @@ def main(argv):
     else:
         prefix, bgd = rbe_cluster.install(FLAGS.cache_dir)
         cluster = rbe_cluster.Cluster(os.path.join(out, "cluster"), prefix, bgd)
-    runner = Runner(out, workspace)
+    all_cores = sorted(os.sched_getaffinity(0))
+    server_cores = all_cores[workers[-1]:] if FLAGS.dedicated_cores else []
+    if server_cores:
+        print("bots on cores %s; Bazel, BuildGrid and PostgreSQL on %s" % (
+            ",".join(map(str, all_cores[:workers[-1]])), ",".join(map(str, server_cores))), flush=True)
+    runner = Runner(out, workspace, server_cores)
     results = []
     try:
-        cluster.start()
+        cluster.start(server_cores)
         variants = [(w, True) for w in workers] + ([(w, False) for w in workers] if FLAGS.unstaged else [])
         for rep in range(FLAGS.reps):
             for w, staged in (variants if rep % 2 == 0 else variants[::-1]):

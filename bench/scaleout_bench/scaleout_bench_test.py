@@ -39,5 +39,41 @@ class ExecutorSecondsTest(unittest.TestCase):
         self.assertIn("| CudaCicc | 2 |", text)
 
 
+class PhaseTableTest(unittest.TestCase):
+    def test_splits_each_actions_time_on_the_bot(self):
+        from tools.cache_report import cache_report_lib
+
+        def spawn(mnemonic, digest, cache_hit=False):
+            return cache_report_lib.Spawn(mnemonic=mnemonic, outputs=[], cache_hit=cache_hit, runner="remote",
+                                          wall_s=0.0, target="//x", digest=digest)
+
+        def meta(t0):
+            # assigned, +0.25 picked up, +0.01 staged, +0.01 launched, 1.0 run, +0.02, +0.03 uploaded, +0.04 reported
+            ts = [t0, t0 + 0.25, t0 + 0.26, t0 + 0.27, t0 + 1.27, t0 + 1.29, t0 + 1.32, t0 + 1.36]
+            names = ["worker_start", "input_fetch_start", "input_fetch_completed", "execution_start",
+                     "execution_completed", "output_upload_start", "output_upload_completed", "worker_completed"]
+            return dict(zip(names, ts), queued=t0 - 1.0)
+
+        spawns = [spawn("CudaCicc", "a"), spawn("CudaCicc", "b"), spawn("CudaPtxas", "c", cache_hit=True),
+                  spawn("CudaPlan", "d")]  # d: no metadata (ran on the client)
+        table, totals = scaleout_bench.phase_table(spawns, {"a": meta(100.0), "b": meta(200.0), "c": meta(300.0)})
+        self.assertEqual([r["stage"] for r in table], ["CudaCicc"])
+        row = table[0]
+        self.assertEqual(row["actions"], 2)
+        for name, want in (("pickup", 0.25), ("inputs", 0.01), ("launch", 0.01), ("run", 1.0), ("capture", 0.02),
+                           ("outputs", 0.03), ("report", 0.04)):
+            self.assertAlmostEqual(row[name + "_mean_s"], want, places=6)
+        self.assertAlmostEqual(totals["slot_s"], 2 * 1.36, places=6)
+        self.assertAlmostEqual(totals["busy_s"], 2 * 1.07, places=6)
+        self.assertEqual(totals["actions"], 2)
+        # (2 workers: no 1-worker log to simulate from)
+        text = scaleout_bench._tables([_result(True, workers=2, slot_s=20.0, bot_busy_s=9.0, phases=table),
+                                       _result(False, workers=2, slot_s=10.0, bot_busy_s=8.0)])
+        self.assertIn("The bots' slots held (BuildGrid's job assigned -> result reported), side by side: "
+                      "2 worker(s), rep 0: staged 20.0 s ÷ staged = False 10.0 s = **2.00x**", text)
+        self.assertIn("staged 9.0 s ÷ staged = False 8.0 s = **1.12x**", text)
+        self.assertIn("| CudaCicc | 2 | 0.250 s | 0.010 s | 0.010 s | 1.000 s | 0.020 s | 0.030 s | 0.040 s |", text)
+
+
 if __name__ == "__main__":
     unittest.main()

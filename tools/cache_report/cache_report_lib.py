@@ -44,6 +44,7 @@ class Spawn:
     wall_s: float
     target: str
     digest: str = ""  # the action key (Bazel's digest of the spawn)
+    digest_bytes: int = 0  # its size: with the hash, the Action's digest on an executor
     args: list = dataclasses.field(default_factory=list)  # the command
     env: dict = dataclasses.field(default_factory=dict)  # its environment
     inputs: list = dataclasses.field(default_factory=list)
@@ -162,6 +163,7 @@ def read_binary_log(path):
                 wall_s=_duration_s(wall),
                 target=spawn.target_label,
                 digest=spawn.digest.hash,
+                digest_bytes=spawn.digest.size_bytes,
                 args=list(spawn.command_args),
                 env={v.name: v.value for v in spawn.environment_variables},
                 inputs=[i.path for i in spawn.inputs],
@@ -219,6 +221,7 @@ def read_json_log(path):
                 wall_s=_seconds(metrics.get("executionWallTime") or metrics.get("totalTime")),
                 target=obj.get("targetLabel", ""),
                 digest=(obj.get("digest") or {}).get("hash", ""),
+                digest_bytes=int((obj.get("digest") or {}).get("sizeBytes", 0) or 0),
                 args=list(obj.get("commandArgs", [])),
                 env={v.get("name", ""): v.get("value", "") for v in obj.get("environmentVariables", [])},
                 inputs=[i.get("path", "") for i in obj.get("inputs", [])],
