@@ -7,14 +7,16 @@ back ends (/usr/lib/gcc) and clang's (/usr/lib/llvm-*). The test first checks
 there that neither gcc, g++ nor clang can compile anything.
 
 1. With --//cuda_rules:host_toolchain=gcc10 the example builds for sm_90 with
-   every action on the worker: the hermetic compiler comes with each action.
-   So does it in clang mode with the hermetic clang 22 (host_toolchain=clang22,
-   compiler=clang): clang's own loader and libraries come with it too.
-2. Without it the build fails at the first stage that needs the compiler
-   (CudaPlan: nvcc runs it even for its plan), with one line of the rules
-   naming the missing compiler and the fix after nvcc's own. (The stages'
-   scripts say the same when the compiler is gone at a later stage:
-   //tools/nvcc_plan:compile_scripts_test.)
+   every action on the worker but the plans, which .bazelrc's --config=rbe
+   runs on Bazel's machine (--strategy=CudaPlan=worker): the hermetic compiler
+   comes with each action. So does it in clang mode with the hermetic clang 22
+   (host_toolchain=clang22, compiler=clang): clang's own loader and libraries
+   come with it too.
+2. Without it the build fails at the first stage the worker runs that needs
+   the compiler (CudaPreprocess), with one line of the rules naming the
+   missing program and the fix after the shell's own; with the plans on the
+   worker too (--strategy=CudaPlan=remote) it fails at the plan (nvcc runs the
+   compiler even for its plan), with the planner's line naming the compiler.
 """
 
 import glob
@@ -70,7 +72,9 @@ class NoCompilerTest(unittest.TestCase):
             cls.checkout.bazel("build", *rbe, HERMETIC, "--execution_log_json_file=" + cls.log, TARGET)
             cls.checkout.bazel("build", *rbe, *HERMETIC_CLANG, "--execution_log_json_file=" + cls.clang_log, TARGET)
             cls.checkout.bazel("clean")
-            cls.code, _, cls.stderr = cls.checkout.bazel_result("build", *rbe, TARGET)
+            cls.code, _, cls.stderr = cls.checkout.bazel_result("build", *rbe, "--strategy=CudaPlan=remote", TARGET)
+            cls.checkout.bazel("clean")
+            cls.stage_code, _, cls.stage_stderr = cls.checkout.bazel_result("build", *rbe, TARGET)
         finally:
             checkout_lib.shut_down(cls.checkout)
             cls.worker.stop()
@@ -91,8 +95,9 @@ class NoCompilerTest(unittest.TestCase):
         mnemonics = {s.mnemonic for s in spawns}
         for mnemonic in ("CudaPreprocess", "CudaFrontend", "CudaCicc", "CudaPtxas", "CudaHostCompile", "CudaEmbedFatbin"):
             self.assertIn(mnemonic, mnemonics)
-        local = sorted((s.mnemonic, s.runner) for s in spawns if s.runner != "remote")
-        self.assertEqual(local, [])
+        # --config=rbe plans on Bazel's machine (a worker there); everything else runs on the executor.
+        local = {(s.mnemonic, s.runner) for s in spawns if s.runner != "remote"}
+        self.assertEqual(local, {("CudaPlan", "worker")})
         # The demo's link ran there too.
         self.assertIn("CppLink", {s.mnemonic for s in cache_report_lib.read_log(self.log) if s.runner == "remote"})
 
@@ -101,10 +106,17 @@ class NoCompilerTest(unittest.TestCase):
         cuda = [s for s in spawns if s.mnemonic.startswith("Cuda")]
         for mnemonic in ("CudaClangDevice", "CudaPtxas", "CudaClangHost", "CudaClangEmbed"):
             self.assertIn(mnemonic, {s.mnemonic for s in cuda})
-        self.assertEqual(sorted((s.mnemonic, s.runner) for s in cuda if s.runner != "remote"), [])
+        self.assertEqual({(s.mnemonic, s.runner) for s in cuda if s.runner != "remote"}, {("CudaPlan", "worker")})
         self.assertIn("CppLink", {s.mnemonic for s in spawns if s.runner == "remote"})
 
-    def test_without_it_the_build_fails_with_one_line_naming_the_fix(self):
+    def test_without_it_the_first_stage_on_the_worker_fails_naming_the_fix(self):
+        # The plan ran on Bazel's machine; the preprocess, on the worker, finds no compiler.
+        self.assertNotEqual(self.stage_code, 0)
+        self.assertIn("CudaPreprocess): a program this stage runs is not on the machine that ran it", self.stage_stderr)
+        self.assertIn("/opt/rules_cuda_stages/bin/gcc", self.stage_stderr)
+        self.assertIn(HERMETIC.replace("--//", "--@rules_cuda_stages//"), self.stage_stderr)
+
+    def test_with_the_plan_on_the_worker_the_plan_fails_with_one_line_naming_the_fix(self):
         # nvcc runs the host compiler even for its plan: CudaPlan fails first, with nvcc's
         # lines and the planner's, which names the compiler and the flag.
         self.assertNotEqual(self.code, 0)

@@ -9,7 +9,8 @@ reads Bazel's execution log:
    every sm_90 CudaCicc and CudaPtxas of the plain-kernel examples is a remote
    cache hit.
 2. Remote execution with --remote_download_minimal: every CUDA stage action
-   runs on the executor (runner "remote"), none locally; the binary fetched
+   runs on the executor (runner "remote") but the plans (a worker on Bazel's
+   machine: --config=rbe's --strategy=CudaPlan=worker), none locally; the binary fetched
    afterwards equals a local build's byte for byte.
 3. Faults: the server is stopped in the middle of a build with
    --remote_cache and --remote_local_fallback (once cicc or ptxas runs), and
@@ -183,8 +184,12 @@ class RemoteTest(unittest.TestCase):
         # table and the link table), none unstaged and none of clang's table.
         nvcc_build = {nvcc_stages.PLAN_MNEMONIC} | {s.mnemonic for s in nvcc_stages.COMPILE_STAGES + nvcc_stages.LINK_STAGES}
         self.assertEqual({s.mnemonic for s in stages}, nvcc_build)
-        self.assertEqual({s.runner for s in stages}, {"remote"})
-        self.assertEqual([s.mnemonic for s in spawns if s.runner != "remote"], [])
+        # .bazelrc's --config=rbe plans on Bazel's machine (--strategy=CudaPlan=worker): the
+        # plan's outputs reach the executor as inputs of the stages, which all run there.
+        self.assertEqual({s.runner for s in stages if s.mnemonic != nvcc_stages.PLAN_MNEMONIC}, {"remote"})
+        self.assertEqual({s.runner for s in stages if s.mnemonic == nvcc_stages.PLAN_MNEMONIC}, {"worker"})
+        self.assertEqual([s.mnemonic for s in spawns if s.runner != "remote" and s.mnemonic != nvcc_stages.PLAN_MNEMONIC],
+                         [])
 
     def test_remotely_built_binary_equals_the_local_one(self):
         self.assertGreater(len(self.local_demo), 100000)
