@@ -54,8 +54,8 @@ flags.DEFINE_string("archs", "sm_75,sm_80,sm_86,sm_90,compute_90", "--//cuda_rul
 flags.DEFINE_bool("unstaged", False, "Also build with --//cuda_rules:staged=false.")
 flags.DEFINE_string("bazel", "bazel", "The Bazel that runs the builds.")
 flags.DEFINE_bool("dedicated_cores", True,
-                  "Run Bazel, BuildGrid and PostgreSQL on the cores the bots do not use (when the most workers "
-                  "leave any), so that a bot's core runs only its own actions, as on an executor machine.")
+                  "With BuildGrid: run Bazel, BuildGrid and PostgreSQL on the cores the bots do not use (when the "
+                  "most workers leave any), so that a bot's core runs only its own actions, as on an executor machine.")
 flags.DEFINE_multi_string("bazel_flag", [], "A flag for every build (both sides), e.g. "
                           "--strategy=CudaPlan=remote; repeat it for more.")
 flags.DEFINE_string("cache_dir", rbe_cluster.DEFAULT_CACHE_DIR, "Where the unpacked packages and BuildGrid live.")
@@ -310,7 +310,9 @@ def main(argv):
         prefix, bgd = rbe_cluster.install(FLAGS.cache_dir)
         cluster = rbe_cluster.Cluster(os.path.join(out, "cluster"), prefix, bgd)
     all_cores = sorted(os.sched_getaffinity(0))
-    server_cores = all_cores[workers[-1]:] if FLAGS.dedicated_cores else []
+    # Only for bots that report their own timestamps: RemoteWorker's executor-seconds are the
+    # build's wall, which Bazel pinned to fewer cores would only lengthen.
+    server_cores = all_cores[workers[-1]:] if FLAGS.dedicated_cores and FLAGS.executor == "buildgrid" else []
     if server_cores:
         print("bots on cores %s; Bazel, BuildGrid and PostgreSQL on %s" % (
             ",".join(map(str, all_cores[:workers[-1]])), ",".join(map(str, server_cores))), flush=True)
