@@ -94,6 +94,11 @@ class ClusterError(RuntimeError):
     pass
 
 
+def pinned(cores):
+    """The prefix that runs a command (and what it starts) on `cores` only; none: anywhere."""
+    return ["taskset", "-c", ",".join(str(c) for c in cores)] if cores else []
+
+
 def _wait_for_port(port, proc, what, timeout_s=60.0):
     ports.wait_for_port(port, proc, what=what, error=ClusterError, timeout_s=timeout_s)
 
@@ -193,7 +198,7 @@ class Cluster:
     def start(self, server_cores=None):
         """Starts PostgreSQL and BuildGrid, pinned to server_cores (a list) if given: the bots'
         cores then run nothing else of the cluster's, as on an executor machine of their own."""
-        pin = ["taskset", "-c", ",".join(str(c) for c in server_cores)] if server_cores else []
+        pin = pinned(server_cores)
         os.makedirs(self.root, exist_ok=True)
         # PostgreSQL, as `nobody` when we are root (it refuses root), in a directory it owns.
         self.pg_dir = tempfile.mkdtemp(prefix="rules_cuda_stages_pg_", dir="/tmp")
@@ -256,8 +261,8 @@ class Cluster:
             shutil.rmtree(home, ignore_errors=True)
             os.makedirs(os.path.join(home, "cache"))
             sock = os.path.join(home, "casd.sock")
-            casd = self._spawn(name + " casd", [
-                "taskset", "-c", str(core), os.path.join(self.bin, "buildbox-casd"),
+            casd = self._spawn(name + " casd", pinned([core]) + [
+                os.path.join(self.bin, "buildbox-casd"),
                 "--cas-remote=grpc://127.0.0.1:%d" % self.port, "--bind=unix:" + sock, os.path.join(home, "cache")],
                 os.path.join(home, "casd.log"))
             deadline = time.monotonic() + 30
@@ -265,8 +270,8 @@ class Cluster:
                 if casd.poll() is not None or time.monotonic() > deadline:
                     raise ClusterError("buildbox-casd of %s did not start: see %s" % (name, os.path.join(home, "casd.log")))
                 time.sleep(0.1)
-            worker = self._spawn(name + " worker", [
-                "taskset", "-c", str(core), os.path.join(self.bin, "buildbox-worker"),
+            worker = self._spawn(name + " worker", pinned([core]) + [
+                os.path.join(self.bin, "buildbox-worker"),
                 "--bots-remote=grpc://127.0.0.1:%d" % self.port, "--cas-remote=unix:" + sock,
                 "--buildbox-run=" + os.path.join(self.bin, "buildbox-run-hosttools"),
                 "--concurrent-jobs=1", "--platform", "OSFamily=linux", name],

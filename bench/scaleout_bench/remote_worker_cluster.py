@@ -17,6 +17,7 @@ action per job at a time.
 import os
 import shutil
 
+from bench.scaleout_bench.rbe_cluster import pinned
 from tests.common import ports
 from tests.remote import reapi
 
@@ -29,7 +30,7 @@ class _PinnedRemoteWorker(reapi.RemoteWorker):
         self.cores = cores
 
     def _launch(self, args, log_path, env=None):
-        return super()._launch(["taskset", "-c", ",".join(str(c) for c in self.cores)] + args, log_path, env=env)
+        return super()._launch(pinned(self.cores) + args, log_path, env=env)
 
 
 class RemoteWorkerCluster:

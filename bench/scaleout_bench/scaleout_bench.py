@@ -20,9 +20,10 @@ measurement are compared side by side. Writes OUT/results.json, OUT/results.md
 and the logs; prints the tables.
 
 Only where nothing else runs: Bazel, BuildGrid and the bots share this
-machine's cores (docs/performance/history.md, "Scale-out"). Where the most
-workers leave cores free, Bazel, BuildGrid and PostgreSQL run on those only
-(--dedicated_cores), so a bot's core is its own, as an executor's is.
+machine's cores (docs/performance/history.md, "Scale-out"). With BuildGrid,
+where the most workers leave cores free, Bazel, BuildGrid and PostgreSQL run
+on those only (--dedicated_cores), so a bot's core is its own, as an
+executor's is.
 
 With BuildGrid, each action's time on its bot is split from the executor's own
 metadata (action_metadata.py): the job picked up, its inputs staged, run, its
@@ -80,7 +81,7 @@ class Runner:
         self.workspace = workspace
         self.output_base = os.path.join(out, "output_base")
         # Bazel's server inherits the client's affinity when the client starts it.
-        self.pin = ["taskset", "-c", ",".join(str(c) for c in cores)] if cores else []
+        self.pin = rbe_cluster.pinned(cores)
 
     def bazel(self, *args, check=True):
         cmd = self.pin + [FLAGS.bazel, "--output_base=" + self.output_base, args[0]]
@@ -299,9 +300,9 @@ def main(argv):
     if not os.path.exists(os.path.join(workspace, "MODULE.bazel")):
         raise app.UsageError("run it with `bazel run` from the repository (no MODULE.bazel in %s)" % workspace)
     workers = sorted({int(w) for w in FLAGS.workers})
-    cores = len(os.sched_getaffinity(0))
-    if workers[0] < 1 or workers[-1] > cores:
-        raise app.UsageError("--workers must be between 1 and this machine's %d cores (one core per bot)" % cores)
+    all_cores = sorted(os.sched_getaffinity(0))
+    if workers[0] < 1 or workers[-1] > len(all_cores):
+        raise app.UsageError("--workers must be between 1 and this machine's %d cores (one core per bot)" % len(all_cores))
     out = os.path.abspath(FLAGS.out)
     os.makedirs(os.path.join(out, "logs"), exist_ok=True)
     if FLAGS.executor == "remote_worker":
@@ -309,7 +310,6 @@ def main(argv):
     else:
         prefix, bgd = rbe_cluster.install(FLAGS.cache_dir)
         cluster = rbe_cluster.Cluster(os.path.join(out, "cluster"), prefix, bgd)
-    all_cores = sorted(os.sched_getaffinity(0))
     # Only for bots that report their own timestamps: RemoteWorker's executor-seconds are the
     # build's wall, which Bazel pinned to fewer cores would only lengthen.
     server_cores = all_cores[workers[-1]:] if FLAGS.dedicated_cores and FLAGS.executor == "buildgrid" else []

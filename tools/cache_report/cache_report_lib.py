@@ -221,7 +221,7 @@ def read_json_log(path):
                 wall_s=_seconds(metrics.get("executionWallTime") or metrics.get("totalTime")),
                 target=obj.get("targetLabel", ""),
                 digest=(obj.get("digest") or {}).get("hash", ""),
-                digest_bytes=int((obj.get("digest") or {}).get("sizeBytes", 0) or 0),
+                digest_bytes=_size(obj),
                 args=list(obj.get("commandArgs", [])),
                 env={v.get("name", ""): v.get("value", "") for v in obj.get("environmentVariables", [])},
                 inputs=[i.get("path", "") for i in obj.get("inputs", [])],
