@@ -163,7 +163,8 @@ def _find(prefix, pattern, what):
 class Cluster:
     """PostgreSQL + BuildGrid (execution) + bots; `address` is the --remote_executor."""
 
-    metadata = True  # the bots report each action's worker timestamps (input staging, run, output upload)
+    timestamps = True  # the bots report each action's worker timestamps (input staging, run, output upload)
+    metadata = True  # and BuildGrid keeps them, with its own (assigned, reported): action_metadata()
 
     def __init__(self, root, prefix, bgd):
         self.root = root
@@ -175,6 +176,7 @@ class Cluster:
         self.bin = os.path.dirname(_find(prefix, "usr/bin/buildbox-worker", "buildbox-worker"))
         self.procs = []  # (what, Popen), started by us
         self.bots = []
+        self.bot_flags = []  # more buildbox-worker flags, e.g. --log-level=debug
         self.port = None
         self.pg_dir = None
 
@@ -274,7 +276,7 @@ class Cluster:
                 os.path.join(self.bin, "buildbox-worker"),
                 "--bots-remote=grpc://127.0.0.1:%d" % self.port, "--cas-remote=unix:" + sock,
                 "--buildbox-run=" + os.path.join(self.bin, "buildbox-run-hosttools"),
-                "--concurrent-jobs=1", "--platform", "OSFamily=linux", name],
+                "--concurrent-jobs=1", "--platform", "OSFamily=linux", *self.bot_flags, name],
                 os.path.join(home, "worker.log"))
             self.bots.append((name, core, casd, worker))
         time.sleep(1.0)  # let the bots open their sessions

@@ -6,12 +6,15 @@ job per worker count, the JVM and its actions pinned to that many cores, as
 rbe_cluster.Cluster pins one buildbox bot per core; the interface is the
 Cluster's (address, start, start_bots, stop_bots, stop).
 
-RemoteWorker reports no ExecutedActionMetadata (no worker timestamps), so an
-execution log's times for its actions are the client's, queueing included.
-What it spent is at most the build's wall times its jobs (the benchmark
-times the execution phase alone): it stages every action's inputs (out of
-its disk CAS into a fresh directory), runs it and stores its outputs, one
-action per job at a time.
+RemoteWorker as compiled by tests/remote/reapi.py reports each action's
+phases in its ExecutedActionMetadata (upstream's stamps the command's run
+alone): its start, inputs staged (out of its disk CAS into a fresh
+directory), the run, outputs stored. So Bazel's execution log has the
+executor's setup, run and upload times for every action, as with BuildGrid's
+bots, and executor-seconds are their sum. The build's wall times its jobs,
+which also counts Bazel's own time per action and the time between actions,
+is kept beside it as an upper bound. It has no job queue of its own to read
+back (action_metadata.py is BuildGrid's), so no per-phase table.
 """
 
 import os
@@ -36,7 +39,8 @@ class _PinnedRemoteWorker(reapi.RemoteWorker):
 class RemoteWorkerCluster:
     """RemoteWorker as the benchmark's executor; `address` is the --remote_executor."""
 
-    metadata = False  # no worker timestamps: executor time is the build's wall times the jobs
+    timestamps = True  # each action's phases, in Bazel's execution log (reapi.py's stamps)
+    metadata = False  # no action metadata to read back from a job queue (BuildGrid's)
 
     def __init__(self, root):
         self.root = root

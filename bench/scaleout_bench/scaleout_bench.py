@@ -2,7 +2,7 @@
 
   tools/bazelw run //bench/scaleout_bench -- --out=/tmp/scaleout [--workers=1,2] [--reps=1] [--unstaged]
       [--targets=@rules_cuda_stages_bench//...] [--archs=sm_75,sm_80,sm_86,sm_90,compute_90]
-      [--executor=buildgrid|remote_worker] [--bazel_flag=FLAG ...]
+      [--executor=buildgrid|remote_worker] [--bazel_flag=FLAG ...] [--bot_flag=FLAG ...]
 
 Starts BuildGrid with one-core buildbox bots on 127.0.0.1 (rbe_cluster.py;
 with --executor=remote_worker, Bazel's own RemoteWorker with one job per
@@ -59,6 +59,8 @@ flags.DEFINE_bool("dedicated_cores", True,
                   "most workers leave any), so that a bot's core runs only its own actions, as on an executor machine.")
 flags.DEFINE_multi_string("bazel_flag", [], "A flag for every build (both sides), e.g. "
                           "--strategy=CudaPlan=remote; repeat it for more.")
+flags.DEFINE_multi_string("bot_flag", [], "With BuildGrid: a flag for every buildbox-worker, e.g. --verbose; "
+                          "repeat it for more.")
 flags.DEFINE_string("cache_dir", rbe_cluster.DEFAULT_CACHE_DIR, "Where the unpacked packages and BuildGrid live.")
 flags.DEFINE_enum("executor", "buildgrid", ["buildgrid", "remote_worker"],
                   "buildgrid: BuildGrid + buildbox bots, which report the worker's time per action; remote_worker: "
@@ -200,9 +202,13 @@ def _measure(runner, cluster, workers, staged, rep):
         result["phases"], totals = phase_table(spawns, metadata)
         result.update({"slot_s": totals["slot_s"], "bot_busy_s": totals["busy_s"],
                        "metadata_actions": totals["actions"]})
+    if cluster.timestamps:
+        # The worker, one action per job at a time, is busy at most the build's wall: an upper bound,
+        # which also counts Bazel's own time per action.
+        result["wall_executor_s"] = wall * workers
     else:
         # No worker timestamps: the log's times are the client's (queueing included), and so is
-        # its span; the worker, one action per job at a time, is busy at most the build's wall.
+        # its span; the bound is all there is.
         result["executor_s"] = wall * workers
     print("%s: Bazel %.1f s; span %.1f s, simulated %.1f s; with the workers' overhead: span %.1f s, simulated "
           "%.1f s; work %.1f s, longest chain %.1f s, runners %s" % (
@@ -236,7 +242,9 @@ def _tables(results):
         lines += ["", "Executor-seconds (work + worker overhead: Bazel's setup time, from the job's assignment to "
                   "its command's start, the run, and the outputs' upload), side by side: %s." % "; ".join(ratios)]
     for key, what in (("slot_s", "The bots' slots held (BuildGrid's job assigned -> result reported)"),
-                      ("bot_busy_s", "The bots' own work (inputs staged -> outputs uploaded: the bot's timestamps)")):
+                      ("bot_busy_s", "The bots' own work (inputs staged -> outputs uploaded: the bot's timestamps)"),
+                      ("wall_executor_s", "The build's wall times the jobs (an upper bound: it counts Bazel's own "
+                       "time per action too)")):
         ratios = _side_by_side(results, key)
         if ratios:
             lines += ["", "%s, side by side: %s." % (what, "; ".join(ratios))]
@@ -305,11 +313,14 @@ def main(argv):
         raise app.UsageError("--workers must be between 1 and this machine's %d cores (one core per bot)" % len(all_cores))
     out = os.path.abspath(FLAGS.out)
     os.makedirs(os.path.join(out, "logs"), exist_ok=True)
+    if FLAGS.bot_flag and FLAGS.executor != "buildgrid":
+        raise app.UsageError("--bot_flag is for buildbox-worker (--executor=buildgrid)")
     if FLAGS.executor == "remote_worker":
         cluster = remote_worker_cluster.RemoteWorkerCluster(os.path.join(out, "cluster"))
     else:
         prefix, bgd = rbe_cluster.install(FLAGS.cache_dir)
         cluster = rbe_cluster.Cluster(os.path.join(out, "cluster"), prefix, bgd)
+        cluster.bot_flags = FLAGS.bot_flag
     # Only for bots that report their own timestamps: RemoteWorker's executor-seconds are the
     # build's wall, which Bazel pinned to fewer cores would only lengthen.
     server_cores = all_cores[workers[-1]:] if FLAGS.dedicated_cores and FLAGS.executor == "buildgrid" else []
@@ -335,7 +346,7 @@ def main(argv):
                                  cache_report_lib.read_log(next(r["log"] for r in results
                                                                 if r["staged"] == staged and r["workers"] == 1)))
               for staged in ([True, False] if FLAGS.unstaged else [True])
-              if 1 in workers and cluster.metadata]
+              if 1 in workers and cluster.timestamps]
     if curves:
         text += "\nsimulated from the 1-worker logs:\n\n```\n" + scaleout_lib.format_curves(curves, "table") + "```\n"
     with open(os.path.join(out, "results.md"), "w") as f:

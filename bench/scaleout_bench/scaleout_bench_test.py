@@ -19,8 +19,20 @@ class ExecutorSecondsTest(unittest.TestCase):
     def test_from_the_workers_timestamps(self):
         self.assertEqual(scaleout_bench.executor_seconds(_result(True)), 8.0)
 
+    def test_only_what_ran_on_the_executor(self):
+        # --config=rbe plans on Bazel's machine: the plans' time is Bazel's, not the executor's.
+        self.assertEqual(scaleout_bench.executor_seconds(_result(True, remote_work_s=5.0)), 7.0)
+
+    def test_the_walls_bound_beside_the_timestamps(self):
+        # RemoteWorker with reapi.py's stamps: executor-seconds from them, the build's wall x jobs printed beside.
+        text = scaleout_bench._tables([_result(True, workers=2, wall_executor_s=24.0),
+                                       _result(False, workers=2, worker_overhead_s=1.0, wall_executor_s=20.0)])
+        self.assertIn("staged 8.0 s ÷ staged = False 7.0 s = **1.14x**", text)
+        self.assertIn("The build's wall times the jobs (an upper bound", text)
+        self.assertIn("staged 24.0 s ÷ staged = False 20.0 s = **1.20x**", text)
+
     def test_from_the_wall_without_them(self):
-        # RemoteWorker: the log's times are the client's; the build's wall times the jobs bounds what it spent.
+        # An executor without worker timestamps: the log's times are the client's; the build's wall times the jobs bounds what it spent.
         self.assertEqual(scaleout_bench.executor_seconds(_result(True, executor_s=18.0)), 18.0)
 
     def test_the_report_says_which_and_splits_per_stage_only_with_timestamps(self):

@@ -4,9 +4,11 @@ for, and stopped by PID (bounded in time; stopped on failure too).
 RemoteWorker is Bazel's own remote execution + CAS + action cache server
 (`src/tools/remote` of Bazel's sources, from Debian's bazel-bootstrap-source
 package, which tools/bazelw installs). It is compiled here with javac against
-Bazel's own jars, with one change: it binds 127.0.0.1 instead of every
-interface. It runs actions with the tools of this machine, so a CUDA action is
-hermetic only if its toolkit comes in as action inputs, which it does.
+Bazel's own jars, with two changes: it binds 127.0.0.1 instead of every
+interface, and it reports each action's phases (inputs staged, run, outputs
+uploaded) as executors do, where upstream reports the run alone. It runs
+actions with the tools of this machine, so a CUDA action is hermetic only if
+its toolkit comes in as action inputs, which it does.
 """
 
 import glob
@@ -41,6 +43,62 @@ def _classpath():
     return ":".join(jars)
 
 
+# RemoteWorker's ExecutionServer, changed to report each action's phases as an
+# executor does (ExecutedActionMetadata: worker start, inputs staged, run,
+# outputs uploaded, worker done). Upstream stamps the command's run alone (as the
+# worker's start and end too) and names no worker, so Bazel records no remote
+# setup or upload time for it. Each pair is (upstream's text, ours); each must
+# occur once.
+_PHASE_STAMPS = (
+    ("""      throws IOException, InterruptedException, StatusException {
+    Command command;
+""", """      throws IOException, InterruptedException, StatusException {
+    Instant workerStart = Instant.now();
+    Command command;
+"""),
+    ("""    Path workingDirectory = execRoot.getRelative(command.getWorkingDirectory());
+""", """    Instant inputsStaged = Instant.now();
+    Path workingDirectory = execRoot.getRelative(command.getWorkingDirectory());
+"""),
+    ("""      ActionResult result = null;
+      try {
+        UploadManifest manifest =""", """      ActionResult result = null;
+      Instant uploadStart = Instant.now();
+      try {
+        UploadManifest manifest ="""),
+    ("""      if (result == null) {
+        result = ActionResult.newBuilder().setExitCode(exitCode).build();
+      }
+""", """      if (result == null) {
+        result = ActionResult.newBuilder().setExitCode(exitCode).build();
+      }
+      {
+        Instant uploaded = Instant.now();
+        ActionResult.Builder stamped = result.toBuilder();
+        stamped.getExecutionMetadataBuilder()
+            .setWorker("RemoteWorker")
+            .setQueuedTimestamp(com.google.protobuf.util.Timestamps.fromMillis(workerStart.toEpochMilli()))
+            .setWorkerStartTimestamp(com.google.protobuf.util.Timestamps.fromMillis(workerStart.toEpochMilli()))
+            .setInputFetchStartTimestamp(com.google.protobuf.util.Timestamps.fromMillis(workerStart.toEpochMilli()))
+            .setInputFetchCompletedTimestamp(com.google.protobuf.util.Timestamps.fromMillis(inputsStaged.toEpochMilli()))
+            .setOutputUploadStartTimestamp(com.google.protobuf.util.Timestamps.fromMillis(uploadStart.toEpochMilli()))
+            .setOutputUploadCompletedTimestamp(com.google.protobuf.util.Timestamps.fromMillis(uploaded.toEpochMilli()))
+            .setWorkerCompletedTimestamp(com.google.protobuf.util.Timestamps.fromMillis(uploaded.toEpochMilli()));
+        result = stamped.build();
+      }
+"""),
+)
+
+
+def _stamp_phases(text):
+    for upstream, ours in _PHASE_STAMPS:
+        if text.count(upstream) != 1:
+            raise FixtureError("ExecutionServer.java changed: cannot make RemoteWorker report its phases "
+                               "(expected once: %r)" % upstream.strip().splitlines()[0])
+        text = text.replace(upstream, ours)
+    return text
+
+
 def build_remote_worker(out_dir):
     """Compiles RemoteWorker into out_dir/classes; returns (classes dir, classpath)."""
     worker = os.path.join(BAZEL_SOURCES, _WORKER)
@@ -57,6 +115,8 @@ def build_remote_worker(out_dir):
     ]:
         with open(path) as f:
             text = f.read()
+        if path.endswith("ExecutionServer.java"):
+            text = _stamp_phases(text)
         if path.endswith("RemoteWorker.java"):
             # Listen on loopback only (upstream binds every interface).
             patched = text.replace(
