@@ -65,14 +65,34 @@ class SplitReportTest(unittest.TestCase):
                 _row("gcc (compiling)", "compute_80", 2000), _row("fatbinary", "", 0)]
         os.rename(self._csv([rows]), os.path.join(d, "k.csv"))
 
-        def run(variant, wall, cpu):
+        def run(variant, wall, cpu, frontend=None):
+            rec = {"critical_path_s": wall, "critical_path": "plan -> preprocess"}
+            if frontend is not None:
+                rec["stages"] = [["plan", "CudaPlan", "", "0.000", "0.010", "0.010", "0.010"],
+                                 ["frontend", "CudaFrontend", "", "1.000", "%.3f" % (1 + frontend), "%.3f" % frontend,
+                                  "%.3f" % (2 * frontend)]]
             return {"ok": True, "scope": "file", "file": "k", "variant": variant, "wall_s": wall, "cpu_s": cpu,
-                    "files": {"k": {"critical_path_s": wall, "critical_path": "plan -> preprocess"}}}
+                    "files": {"k": rec}}
 
+        # Without the runner's stage times: the floor from nvcc's phases alone.
         text = split_report.report([run("nvcc_t0", 10.0, 20.0), run("nvcc_t0_split0", 8.0, 20.0),
                                     run("runner_split", 6.0, 21.0)], d)
-        self.assertIn("| k | 10.00 | 8.00 | 6.00 | 4.00 (4.00 / 0.00 ) | 0.75 | 1.50 | 1.05 |", text)
+        self.assertIn("| k | 10.00 | 8.00 | 6.00 | 4.00 (4.00 / 0.00 ) | 0.75 | 1.50 | - | - | 0.50 | 1.05 |", text)
         self.assertIn("mean over 1 files: **0.75x**", text)
+        self.assertNotIn("with the stub's front end: mean", text)
+
+        # The stub's front end beside cudafe++ took 2.5 s and 1.5 s (mean 2 s, longer than cudafe++'s 1 s):
+        # the host chain is 1 + 2 + 2 = 5 s.
+        text = split_report.report([run("nvcc_t0", 10.0, 20.0), run("nvcc_t0_split0", 8.0, 20.0),
+                                    run("runner_split", 6.0, 21.0, frontend=2.5),
+                                    run("runner_split", 6.0, 21.0, frontend=1.5)], d)
+        self.assertIn("| k | 10.00 | 8.00 | 6.00 | 4.00 (4.00 / 0.00 ) | 0.75 | 1.50 | 5.00 | 1.20 | 0.62 | 1.05 |", text)
+        self.assertIn("with the stub's front end: mean 1.20x, worst 1.20x, 0 of 1 files within 1.10x", text)
+        self.assertIn("mean 0.62x over 1 files", text)
+
+        # Shorter than nvcc's cudafe++: the floor stays nvcc's.
+        text = split_report.report([run("nvcc_t0_split0", 8.0, 20.0), run("runner_split", 6.0, 21.0, frontend=0.5)], d)
+        self.assertIn("| 4.00 | 1.50 | 0.50 |", text)
 
 
 if __name__ == "__main__":
