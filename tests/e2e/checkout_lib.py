@@ -127,8 +127,16 @@ def _offline_flags():
 class Checkout:
     """A copy of the working tree at <root>/<name>/rules_cuda_stages, built with its own output base."""
 
-    def __init__(self, root, name):
+    def __init__(self, root, name, repository_cache=None):
+        """repository_cache: where its builds download to; default the outer Bazel's (shared_repository_cache()).
+
+        Sharing it means each toolkit's archives are downloaded once per
+        machine, not once per test (CUDA 12.4's Debian packages are 1.8 GB); a
+        test that must see its own downloads (which URLs were asked for, what
+        landed in the cache) passes a directory of its own.
+        """
         self.name = name
+        self.repository_cache = repository_cache or shared_repository_cache()
         self.dir = os.path.join(root, name, "rules_cuda_stages")
         self.output_base = os.path.join(root, name + ".output_base")
         # A command every Bazel command of this checkout runs under (e.g. one
@@ -155,9 +163,8 @@ class Checkout:
 
     def command_flags(self):
         """The flags this checkout gives every build-like command (build, run, aquery)."""
-        tmp = os.environ["TEST_TMPDIR"]
         return _offline_flags() + _toolkit_flags() + [
-            "--repository_cache=" + os.path.join(tmp, "repository_cache"),
+            "--repository_cache=" + self.repository_cache,
             "--noshow_progress",
         ]
 

@@ -106,8 +106,12 @@ class RedistTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         tmp = os.environ["TEST_TMPDIR"]
-        cls.wheels = Checkout(tmp, "wheels")
-        cls.redist = Checkout(tmp, "redist")
+        # A repository cache of this test's own: the mirror is made from what
+        # the wheel build downloaded into it, and the redist build must ask the
+        # mirror for its archives rather than find them cached.
+        cache = os.path.join(tmp, "repository_cache")
+        cls.wheels = Checkout(tmp, "wheels", repository_cache=cache)
+        cls.redist = Checkout(tmp, "redist", repository_cache=cache)
         mirror = os.path.join(tmp, "mirror")
         server = None
         try:
@@ -116,7 +120,6 @@ class RedistTest(unittest.TestCase):
             cls.wheel_nvjpeg = _library_files(cls.wheels, "cuda_13_0_x86_64_nvjpeg")
 
             # The mirror, from the wheels that build downloaded.
-            cache = os.path.join(tmp, "repository_cache")
             archives = []
             for package, wheel, component in _wheels():
                 relative = mirror_lib.repack(_cached(cache, wheel["sha256"]), "nvidia/cu13", component, "linux-x86_64",
