@@ -176,7 +176,7 @@ class Cluster:
         self.bin = os.path.dirname(_find(prefix, "usr/bin/buildbox-worker", "buildbox-worker"))
         self.procs = []  # (what, Popen), started by us
         self.bots = []
-        self.bot_flags = []  # more buildbox-worker flags, e.g. --log-level=debug
+        self.bot_flags = []  # more buildbox-worker flags, e.g. --verbose (each lease's arrival and start)
         self.port = None
         self.pg_dir = None
 
