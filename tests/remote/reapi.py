@@ -47,8 +47,7 @@ def _classpath():
 # executor does (ExecutedActionMetadata: worker start, inputs staged, run,
 # outputs uploaded, worker done). Upstream stamps the command's run alone (as the
 # worker's start and end too) and names no worker, so Bazel records no remote
-# setup or upload time for it. Each pair is (upstream's text, ours); each must
-# occur once.
+# setup or upload time for it. Each pair is (upstream's text, ours).
 _PHASE_STAMPS = (
     ("""      throws IOException, InterruptedException, StatusException {
     Command command;
@@ -90,11 +89,27 @@ _PHASE_STAMPS = (
 )
 
 
-def _stamp_phases(text):
-    for upstream, ours in _PHASE_STAMPS:
+# RemoteWorker listens on loopback only (upstream binds every interface).
+_LOOPBACK = (
+    ("NettyServerBuilder.forPort(workerOptions.listenPort)",
+     'NettyServerBuilder.forAddress(new java.net.InetSocketAddress("127.0.0.1", workerOptions.listenPort))'),
+    ("b.bind(remoteWorkerOptions.httpListenPort)", 'b.bind("127.0.0.1", remoteWorkerOptions.httpListenPort)'),
+)
+
+# Source file name -> (what the change is for, its (upstream's text, ours) pairs).
+_PATCHES = {
+    "RemoteWorker.java": ("make it bind 127.0.0.1 only", _LOOPBACK),
+    "ExecutionServer.java": ("make RemoteWorker report its phases", _PHASE_STAMPS),
+}
+
+
+def _patch(path, text):
+    """text with this module's changes to the source file at path; each upstream text must occur once."""
+    what, pairs = _PATCHES.get(os.path.basename(path), (None, ()))
+    for upstream, ours in pairs:
         if text.count(upstream) != 1:
-            raise FixtureError("ExecutionServer.java changed: cannot make RemoteWorker report its phases "
-                               "(expected once: %r)" % upstream.strip().splitlines()[0])
+            raise FixtureError("%s changed: cannot %s (expected once: %r)" % (
+                os.path.basename(path), what, upstream.strip().splitlines()[0]))
         text = text.replace(upstream, ours)
     return text
 
@@ -115,20 +130,7 @@ def build_remote_worker(out_dir):
     ]:
         with open(path) as f:
             text = f.read()
-        if path.endswith("ExecutionServer.java"):
-            text = _stamp_phases(text)
-        if path.endswith("RemoteWorker.java"):
-            # Listen on loopback only (upstream binds every interface).
-            patched = text.replace(
-                "NettyServerBuilder.forPort(workerOptions.listenPort)",
-                'NettyServerBuilder.forAddress(new java.net.InetSocketAddress("127.0.0.1", workerOptions.listenPort))',
-            ).replace(
-                "b.bind(remoteWorkerOptions.httpListenPort)",
-                'b.bind("127.0.0.1", remoteWorkerOptions.httpListenPort)',
-            )
-            if patched.count("127.0.0.1") != 2:
-                raise FixtureError("RemoteWorker.java changed: cannot make it bind 127.0.0.1 only")
-            text = patched
+        text = _patch(path, text)
         dest = os.path.join(src_dir, os.path.relpath(path, BAZEL_SOURCES))
         os.makedirs(os.path.dirname(dest), exist_ok=True)
         with open(dest, "w") as f:
