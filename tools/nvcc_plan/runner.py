@@ -25,7 +25,6 @@ import tempfile
 import time
 
 from tools.nvcc_plan import cicc_split
-from tools.nvcc_plan import clang_scripts
 from tools.nvcc_plan import compile_scripts
 from tools.nvcc_plan import dryrun
 from tools.nvcc_plan import layout as layout_lib
@@ -99,13 +98,10 @@ def check_nvcc_args(args):
     compile_only = False
     while i < len(args):
         arg = args[i]
-        name, has_eq, value = arg.partition("=")
+        name, has_eq, _ = arg.partition("=")
         if not has_eq and len(arg) > 2 and arg.startswith("-t") and arg[2:].isdigit():
-            name, value = "-t", arg[2:]  # -t4
-            has_eq = True
+            name, has_eq = "-t", True  # -t4
         separate = not has_eq and name in _TAKES_VALUE and i + 1 < len(args)
-        if not has_eq and separate:
-            value = args[i + 1]
         step = 2 if separate else 1
         if name in _THREADS:
             notes.append(
@@ -368,6 +364,10 @@ def prepare_clang(clang, clang_args, *, src, cwd, work_dir, archs, rdc, embed_to
     layout = layout_lib.compile_layout_for(names, directory=work_dir, toolkit_root=toolkit, archs=archs, rdc=rdc,
                                            user_options=clang_args, table=stages.CLANG_TABLE.name)
     args = list(clang_args) + ["-c", src, "-o", layout.files[stages.KEYS.obj]]
+    # Here, not at the top: `nvcc_plan --run` (nvcc's stages) never needs clang's planner, and its
+    # start is part of every compile it runs (docs/performance.md, "Split compilation").
+    from tools.nvcc_plan import clang_scripts  # pylint: disable=g-import-not-at-top
+
     try:
         scripts = clang_scripts.plan(clang, layout, args, cwd=cwd)
     except dryrun.PlanError as e:  # clang's own refusal, or the planner's (PlanMismatch)
