@@ -1,7 +1,10 @@
 """The pure logic of bench/run: CPU accounting, medians, paired ratios, tables, the corpus, nvcc's flags."""
 
 import os
+import sys
+import tempfile
 import unittest
+from unittest import mock
 
 from tools.cache_report.cache_report_lib import Spawn
 from bench.compile_bench import compile_bench_lib as lib
@@ -106,6 +109,22 @@ class CorpusTest(unittest.TestCase):
     def test_critical_path(self):
         self.assertEqual(nvcc_runs.critical_path_s("stages: 17\ncritical path: 12.5 s of 40.1 s\n"), 12.5)
         self.assertIsNone(nvcc_runs.critical_path_s("nothing"))
+
+
+class ByteCompileTest(unittest.TestCase):
+    def test_the_default_runners_modules_only(self):
+        repo = tempfile.mkdtemp(dir=os.environ.get("TEST_TMPDIR"))
+        pkg = os.path.join(repo, "tools", "nvcc_plan")
+        os.makedirs(pkg)
+        for name in ("nvcc_plan.py", "runner.py"):
+            with open(os.path.join(pkg, name), "w") as f:
+                f.write("X = 1\n")
+        script = os.path.join(pkg, "nvcc_plan.py")
+        with mock.patch.object(nvcc_runs, "REPO", repo):
+            self.assertEqual(nvcc_runs.byte_compile_runner("/opt/other/runner --run"), [])
+            self.assertEqual(nvcc_runs.byte_compile_runner("%s %s --run" % (sys.executable, script))[0], pkg)
+        self.assertEqual(
+            sorted(n.split(".")[0] for n in os.listdir(os.path.join(pkg, "__pycache__"))), ["nvcc_plan", "runner"])
 
 
 if __name__ == "__main__":
