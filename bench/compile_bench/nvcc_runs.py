@@ -32,7 +32,9 @@ waited-for descendants (os.wait4), i.e. everything nvcc and the runner ran.
 
 import argparse
 import ast
+import compileall
 import concurrent.futures
+import importlib.util
 import json
 import os
 import platform
@@ -272,7 +274,11 @@ def _default_runner():
     launcher = os.path.join(root, "_main", "tools", "nvcc_plan", "nvcc_plan") if root else ""
     if launcher and os.access(launcher, os.X_OK):
         return launcher + " --run"
-    return "%s %s --run" % (sys.executable, os.path.join(REPO, "tools", "nvcc_plan", "nvcc_plan.py"))
+    return "%s %s --run" % (sys.executable, _runner_script())
+
+
+def _runner_script():
+    return os.path.join(REPO, "tools", "nvcc_plan", "nvcc_plan.py")
 
 
 def byte_compile_runner(runner):
@@ -281,21 +287,16 @@ def byte_compile_runner(runner):
     Only for `<this Python> <this checkout>/tools/nvcc_plan/nvcc_plan.py` (the default outside Bazel):
     another runner command is used as given. A directory that cannot be written is left as it is.
     """
-    script = os.path.join(REPO, "tools", "nvcc_plan", "nvcc_plan.py")
+    script = _runner_script()
     if not runner.startswith("%s %s " % (sys.executable, script)):
         return []
     dirs = [os.path.dirname(script)]
     for module in ("absl", "runfiles"):
-        try:
-            dirs.append(os.path.dirname(__import__(module).__file__))
-        except (ImportError, AttributeError, TypeError):
-            pass
-    done = []
-    for d in dirs:
-        proc = subprocess.run([sys.executable, "-m", "compileall", "-q", d], capture_output=True, check=False)
-        if proc.returncode == 0:
-            done.append(d)
-    return done
+        spec = importlib.util.find_spec(module)
+        if spec and spec.submodule_search_locations:
+            dirs += list(spec.submodule_search_locations)
+    # This interpreter is the runner's: the .pyc files it writes are the ones the runner reads.
+    return [d for d in dirs if compileall.compile_dir(d, quiet=2)]
 
 
 def _default_nvcc():
